@@ -1,0 +1,139 @@
+"""Command line: harts run | calibrate | bench. Bad input ends in one line and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import InputError, SimulationError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line instead of usage + message
+        raise InputError(f"{self.prog}: {message}")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _mesh_size(text: str) -> int:
+    value = _positive_int(text)
+    if value < 3:
+        raise argparse.ArgumentTypeError(f"mesh size must be >= 3, got {value}")
+    return value
+
+
+def _load(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value:
+        raise argparse.ArgumentTypeError(f"load must be >= 0, got {text!r}")
+    return value
+
+
+def _config(path: str | None):
+    from .config import defaults, load_config
+    return load_config(path) if path else defaults()
+
+
+def _print(data: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(data, indent=2))
+        return
+    width = max(len(k) for k in data)
+    for key, value in data.items():
+        shown = f"{value:.4g}" if isinstance(value, float) else value
+        print(f"{key:<{width}}  {shown}")
+
+
+def cmd_run(args) -> int:
+    from .config import load_config
+    from .simulation import Simulation
+    config = load_config(args.config)
+    result = Simulation(config).run()
+    _print(result.summary(), args.json)
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    from .calibrate import calibrate
+    config = _config(args.config)
+    cal = calibrate(config)
+    data = cal.as_dict()
+    data["mesh_size"] = config["mesh.size"]
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"zero-load latency model on E-{config['mesh.size']}: S + r*M + (h-1)*d, in cycles of "
+          f"{config['timing.clock_period_us']} us")
+    print(f"  S = {cal.S} cycles   r = {cal.r} cycles/byte   d = {cal.d} cycles")
+    print(f"  {len(cal.probes)} probes (every destination from node 0, M in {data['lengths_checked']}), "
+          f"hops 1..{max(data['hops_checked'])}")
+    for h in data["hops_checked"]:
+        row = [p for p in cal.probes if p["hops"] == h]
+        worst = max(abs(p["model"] - p["latency"]) for p in row)
+        lat = {p["length"]: p["latency"] for p in row}
+        shown = "  ".join(f"M={m}: {float(lat[m]):8.3f}" for m in sorted(lat))
+        print(f"  h={h:2d}  {shown}  residual {float(worst)}")
+    print(f"  largest residual: {float(cal.max_residual)} cycles")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from .bench import benchmark
+    data = benchmark(size=args.size, load=args.load, cycles=args.cycles, seed=args.seed)
+    _print(data, args.json)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="harts", description="Cycle-accurate emulator of the HARTS routing controller.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run the simulation a config file describes and print a summary")
+    run.add_argument("config", help="YAML config (see README for the keys)")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.set_defaults(func=cmd_run)
+
+    cal = sub.add_parser("calibrate", help="measure S, r, d at zero load and the residual of S + rM + (h-1)d")
+    cal.add_argument("--config", help="YAML config (default: built-in defaults, E-5)")
+    cal.add_argument("--json", action="store_true")
+    cal.set_defaults(func=cmd_calibrate)
+
+    bench = sub.add_parser("bench", help="node-cycles per second under uniform Poisson unicast traffic")
+    bench.add_argument("--size", type=_mesh_size, default=9)
+    bench.add_argument("--load", type=_load, default=0.3)
+    bench.add_argument("--cycles", type=_positive_int, default=50_000)
+    bench.add_argument("--seed", type=_positive_int, default=1)
+    bench.add_argument("--json", action="store_true")
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except InputError as exc:
+        print(f"harts: error: {exc}", file=sys.stderr)
+        return 2
+    except SimulationError as exc:
+        print(f"harts: simulation error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("harts: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

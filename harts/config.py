@@ -1,0 +1,171 @@
+"""Every configuration key, declared once with its default and meaning, and the loader that checks them.
+
+A config file is YAML with the sections below; any key may be omitted and takes its default. MODEL.md
+says where each timing default comes from. Errors name the file and line of the offending value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .yamlsource import Located, load_located
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+MICROCODE_DIR = REPOSITORY / "microcode"
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str  # dotted: section.key
+    kind: str  # int, float, str, list, bool
+    default: Any
+    meaning: str
+    minimum: float | None = None
+
+
+KEYS = [
+    Key("mesh.size", "int", 5, "size n of the C-wrapped hexagonal mesh E-n (N = 3n(n-1)+1 nodes)", 3),
+    Key("microcode", "str", "harts", "microprogram: a name in microcode/ or a YAML path relative to this file"),
+    Key("timing.clock_period_us", "float", 1.5, "controller clock cycle in microseconds (paper: 1.5 us)", 0),
+    Key("timing.link_rate_mbytes_per_s", "float", 4.0, "peak I/O rate of a link in MBytes/s (paper: 4)", 0),
+    Key("timing.idle_gap_bytes", "int", 8, "forced idle time between packets on a link, in byte times", 0),
+    Key("timing.header_bytes", "int", 6, "bytes a receiver must hold before it can examine the header", 1),
+    Key("timing.link_delay_cycles", "int", 0, "wire delay of a link in cycles", 0),
+    Key("timing.bus_delay_cycles", "int", 1,
+        "cycles from a receiver's time-sliced bus slot to the transmitter or BMU that reads it", 0),
+    Key("timing.bus_slot_bytes", "int", 12,
+        "bytes a receiver moves onto the time-sliced bus per cycle (its slot); above the link rate so a "
+        "receiver empties its FIFO after the header decision", 1),
+    Key("timing.receiver_fifo_bytes", "int", 64,
+        "receiver FIFO depth: bytes that may pile up before the microprogram starts the packet streaming", 1),
+    Key("timing.bmu_setup_cycles", "int", 1,
+        "cycles from a packet being whole in the BMU (or handed over by the NP) to being eligible to send", 0),
+    Key("timing.np_send_cycles", "int", 1, "NP cycles to hand one send_packet to the BMU", 0),
+    Key("timing.np_receive_cycles", "int", 0, "NP cycles to take one delivered broadcast copy", 0),
+    Key("timing.deliver_cycles", "int", 1, "cycles from a delivered packet's last byte in the BMU to the NP", 0),
+    Key("bmu.capacity_bytes", "int", 65536, "BMU storage for transit packets, in bytes", 1),
+    Key("bmu.injection_contexts", "int", 6,
+        "BMU slots on the time-sliced bus: packets the BMU can be sending at once", 1),
+    Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}"),
+    Key("traffic.broadcasts", "list", [],
+        "explicit send_packet worms: {cycle, source, direction, distance, length}"),
+    Key("traffic.uniform.load", "float", 0.0,
+        "offered load per node as a fraction of the peak link I/O rate (0 = no uniform traffic)", 0),
+    Key("traffic.uniform.lengths", "list", [64, 128, 512], "packet lengths in bytes (header included)"),
+    Key("traffic.uniform.length_probabilities", "list", [0.3, 0.5, 0.2], "probability of each length"),
+    Key("run.cycles", "int", 20000, "cycles during which uniform traffic is generated", 1),
+    Key("run.packets", "int", 0, "generate this many uniform packets instead of using run.cycles (0 = off)", 0),
+    Key("run.warmup_cycles", "int", 0, "packets created before this cycle are left out of the statistics", 0),
+    Key("run.seed", "int", 1, "random seed; the same config and seed give identical results", 0),
+    Key("run.drain_cycles", "int", 2_000_000,
+        "after the last packet is created, cycles allowed for the network to empty before giving up", 1),
+    Key("run.deadlock_cycles", "int", 100_000,
+        "cycles without any packet moving, while packets wait, that count as a deadlock", 1),
+]
+KEY_BY_NAME = {k.name: k for k in KEYS}
+
+
+@dataclass
+class Config:
+    """A checked configuration: ``config["timing.header_bytes"]``; ``line_of`` points back into the file."""
+
+    values: dict[str, Any]
+    path: str | None = None
+    lines: dict[str, int] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    def error(self, name: str, message: str) -> InputError:
+        return InputError(message, self.path, self.lines.get(name))
+
+    @property
+    def bytes_per_cycle(self) -> int:
+        """Bytes a link moves per clock cycle: the peak I/O rate times the cycle time (4 MB/s x 1.5 us = 6)."""
+        exact = Fraction(str(self["timing.link_rate_mbytes_per_s"])) * Fraction(str(self["timing.clock_period_us"]))
+        if exact.denominator != 1:
+            raise self.error("timing.link_rate_mbytes_per_s",
+                             f"link rate x clock period must be a whole number of bytes per cycle, got {float(exact)}")
+        return int(exact)
+
+    def microcode_path(self) -> Path:
+        name = self["microcode"]
+        base = Path(self.path).parent if self.path else Path.cwd()
+        candidates = [base / name, MICROCODE_DIR / f"{name}.yaml", MICROCODE_DIR / name]
+        for candidate in candidates:
+            if candidate.is_file():
+                return candidate
+        raise self.error("microcode", f"microprogram {name!r} not found (looked for {candidates[0]} "
+                                      f"and {candidates[1]})")
+
+    def with_values(self, **overrides: Any) -> "Config":
+        """A copy with some keys replaced (dotted names with '.' written as '__')."""
+        values = dict(self.values)
+        for key, value in overrides.items():
+            name = key.replace("__", ".")
+            if name not in KEY_BY_NAME:
+                raise KeyError(name)
+            values[name] = value
+        return Config(values, self.path, self.lines)
+
+
+def defaults() -> Config:
+    return Config({k.name: k.default for k in KEYS})
+
+
+def _check_value(key: Key, item: Located) -> Any:
+    value = item.value
+    if key.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise item.error(f"'{key.name}' expects an integer, got {value!r}")
+    elif key.kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise item.error(f"'{key.name}' expects a number, got {value!r}")
+        value = float(value)
+    elif key.kind == "str":
+        if not isinstance(value, str):
+            raise item.error(f"'{key.name}' expects a string, got {value!r}")
+    elif key.kind == "list":
+        if not isinstance(value, list):
+            raise item.error(f"'{key.name}' expects a list, got {item.plain()!r}")
+        return item  # checked by whoever interprets the list, with its line numbers
+    if key.minimum is not None and value < key.minimum:
+        raise item.error(f"'{key.name}' must be >= {key.minimum}, got {value!r}")
+    return value
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and check a config file; unknown keys and mistyped values are InputErrors with the line."""
+    root = load_located(path)
+    if not isinstance(root.value, dict):
+        raise root.error("expected a YAML mapping of sections (mesh, microcode, timing, bmu, traffic, run)")
+    config = defaults()
+    config.path = str(path)
+
+    def walk(prefix: str, mapping: Located) -> None:
+        for name, item in mapping.value.items():
+            dotted = f"{prefix}{name}"
+            if dotted in KEY_BY_NAME:
+                config.values[dotted] = _check_value(KEY_BY_NAME[dotted], item)
+                config.lines[dotted] = item.line
+            elif any(k.name.startswith(dotted + ".") for k in KEYS):
+                if not isinstance(item.value, dict):
+                    raise item.error(f"'{dotted}' expects a mapping")
+                walk(dotted + ".", item)
+            else:
+                known = sorted({k.name[len(prefix):].split(".")[0] for k in KEYS if k.name.startswith(prefix)})
+                raise item.error(f"unknown key '{dotted}', expected one of {', '.join(known)}")
+
+    walk("", root)
+    config.microcode_path()
+    config.bytes_per_cycle  # noqa: B018 - raises on a non-integral link rate
+    return config
+
+
+def describe_keys() -> str:
+    """The table of keys for README/--help: name, default, meaning."""
+    return "\n".join(f"{k.name:40s} {k.default!r:>12}  {k.meaning}" for k in KEYS)

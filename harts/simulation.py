@@ -1,0 +1,227 @@
+"""The plain Python API: build the machine from a config, run traffic on it, get results back.
+
+    sim = Simulation(load_config("configs/uniform_e9.yaml"))
+    result = sim.run()            # or sim.run(traffic) with traffic built by harts.traffic
+    result.summary()
+
+State is allocated once per run as struct-of-arrays tables (harts.state); the numba kernel in
+harts.engine does all per-cycle work; the invariants in harts.invariants are checked after every run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from . import state as S
+from .config import Config
+from .engine import run_engine
+from .errors import SimulationError
+from .invariants import check_invariants
+from .microcode import Microprogram, assemble
+from .topology import Topology, hex_mesh
+from .traffic import Traffic, build_traffic
+
+_ERROR_TEXT = {
+    S.ERR_FIFO_OVERFLOW: "receiver FIFO overflow: the microprogram started the packet streaming too late",
+    S.ERR_TRUNCATED: "'done' before the packet's last byte had passed: bytes would be lost",
+    S.ERR_DROPPED: "'done' without forward, tee, deliver or store: the packet would be dropped",
+    S.ERR_BAD_CONTEXT: "only 'forward' can send a packet out of the BMU (tee/deliver/store need a link receiver)",
+    S.ERR_NO_HEADER: "the header registers are used before 'wait_header' loaded them",
+    S.ERR_TWO_STREAMS: "a second forward/tee/deliver/store for a packet already streaming",
+}
+
+
+@dataclass
+class Result:
+    """Everything a run produced. Times in the delivery log are byte-times (1/bytes_per_cycle cycle)."""
+
+    config: Config
+    topology: Topology
+    traffic: Traffic
+    packets: np.ndarray  # state.PK_* table, columns 0..n_packets-1
+    deliveries: np.ndarray  # state.DL_* table
+    transmitters: np.ndarray
+    nodes: np.ndarray
+    stats: np.ndarray
+    wall_seconds: float
+
+    @property
+    def bytes_per_cycle(self) -> int:
+        return self.config.bytes_per_cycle
+
+    @property
+    def cycles(self) -> int:
+        return int(self.stats[S.ST_CYCLE]) + 1
+
+    def latency_byte_times(self) -> np.ndarray:
+        """Per delivered unicast packet: delivery byte-time minus creation byte-time."""
+        d = self.deliveries
+        pk = d[S.DL_PKT]
+        unicast = self.packets[S.PK_KIND, pk] == S.KIND_UNICAST
+        return d[S.DL_TIME, unicast] - self.packets[S.PK_CREATE, pk[unicast]] * self.bytes_per_cycle
+
+    def unicast_latency(self, packet: int) -> Fraction:
+        """Exact latency of one unicast packet in cycles."""
+        row = np.nonzero(self.deliveries[S.DL_PKT] == packet)[0]
+        if len(row) != 1:
+            raise SimulationError(f"packet {packet} was delivered {len(row)} times")
+        byte_time = int(self.deliveries[S.DL_TIME, row[0]])
+        return Fraction(byte_time, self.bytes_per_cycle) - int(self.packets[S.PK_CREATE, packet])
+
+    def summary(self) -> dict:
+        bpc = self.bytes_per_cycle
+        d = self.deliveries
+        pk = d[S.DL_PKT]
+        measured = (self.packets[S.PK_KIND, pk] == S.KIND_UNICAST) & \
+                   (self.packets[S.PK_CREATE, pk] >= self.config["run.warmup_cycles"])
+        latency = (d[S.DL_TIME, measured] - self.packets[S.PK_CREATE, pk[measured]] * bpc) / bpc
+        cycles = self.cycles
+        n_links = self.topology.n_nodes * self.topology.n_ports
+        link_bytes = int(self.transmitters[S.TX_BYTES].sum())
+        capacity = self.config["bmu.capacity_bytes"]
+        n_unicast = int(np.count_nonzero(self.traffic.kind == S.KIND_UNICAST))
+        hops = self.packets[S.PK_HOPS, : len(self.traffic)][self.traffic.kind == S.KIND_UNICAST]
+        stores = self.packets[S.PK_STORES, : len(self.traffic)][self.traffic.kind == S.KIND_UNICAST]
+        return {
+            "mesh_size": self.topology.size,
+            "nodes": self.topology.n_nodes,
+            "microcode": self.config["microcode"],
+            "packets": n_unicast,
+            "packets_measured": int(measured.sum()),
+            "broadcast_worms": int(len(self.traffic) - n_unicast),
+            "deliveries": int(self.stats[S.ST_DELIVERIES]),
+            "latency_mean_cycles": float(latency.mean()) if len(latency) else None,
+            "latency_max_cycles": float(latency.max()) if len(latency) else None,
+            "mean_hops": float(hops.mean()) if len(hops) else None,
+            "stores_per_packet": float(stores.mean()) if len(stores) else None,
+            "link_utilisation": link_bytes / (n_links * bpc * cycles),
+            "bmu_utilisation": float(self.nodes[S.ND_BMU_INTEGRAL].sum()) / (capacity * self.topology.n_nodes * cycles),
+            "bmu_peak_bytes": int(self.nodes[S.ND_BMU_PEAK].max()),
+            "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
+            "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),
+            "simulated_cycles": cycles,
+            "wall_seconds": self.wall_seconds,
+            "cycles_per_second": cycles / self.wall_seconds if self.wall_seconds > 0 else None,
+            "node_cycles_per_second": cycles * self.topology.n_nodes / self.wall_seconds
+            if self.wall_seconds > 0 else None,
+        }
+
+
+class Simulation:
+    """One configured machine: topology, microprogram and parameters, ready to run traffic."""
+
+    def __init__(self, config: Config, microprogram: Microprogram | None = None):
+        self.config = config
+        self.topology = hex_mesh(config["mesh.size"])
+        self.microprogram = microprogram or assemble(config.microcode_path())
+        self.params = self._parameters()
+
+    def _parameters(self) -> np.ndarray:
+        c = self.config
+        p = np.zeros(S.PR_ROWS, dtype=np.int64)
+        p[S.PR_BYTES_PER_CYCLE] = c.bytes_per_cycle
+        p[S.PR_HEADER_BYTES] = c["timing.header_bytes"]
+        p[S.PR_IDLE_GAP_BYTES] = c["timing.idle_gap_bytes"]
+        p[S.PR_BUS_DELAY] = c["timing.bus_delay_cycles"]
+        p[S.PR_LINK_DELAY] = c["timing.link_delay_cycles"]
+        p[S.PR_FIFO_BYTES] = c["timing.receiver_fifo_bytes"]
+        p[S.PR_SLOT_BYTES] = c["timing.bus_slot_bytes"]
+        p[S.PR_BMU_CAPACITY] = c["bmu.capacity_bytes"]
+        p[S.PR_BMU_SETUP] = c["timing.bmu_setup_cycles"]
+        p[S.PR_NP_SEND] = c["timing.np_send_cycles"]
+        p[S.PR_NP_RECEIVE] = c["timing.np_receive_cycles"]
+        p[S.PR_DELIVER] = c["timing.deliver_cycles"]
+        p[S.PR_PORTS] = self.topology.n_ports
+        p[S.PR_INJECTORS] = c["bmu.injection_contexts"]
+        p[S.PR_AXES] = self.topology.n_axes
+        p[S.PR_DEADLOCK_CYCLES] = c["run.deadlock_cycles"]
+        p[S.PR_NP_FORWARDS_MARKED] = 1
+        p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
+        p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
+        return p
+
+    def run(self, traffic: Traffic | None = None, check: bool = True) -> Result:
+        if traffic is None:
+            traffic = build_traffic(self.config, self.topology)
+        topo = self.topology
+        n_traffic = len(traffic)
+        n_broadcast = int(np.count_nonzero(traffic.kind == S.KIND_BROADCAST))
+        longest_worm = int(traffic.distance.max()) if n_traffic else 0
+        # NP re-sends of marked broadcast copies need fresh records; each delivery can cause at most one.
+        spare = 64 + 8 * n_broadcast * topo.n_nodes
+        pkt = S.table(S.PK_ROWS, n_traffic + spare)
+        pkt[S.PK_NEXT] = -1
+        pkt[S.PK_PARENT] = -1
+        pkt[S.PK_BCAST] = -1
+        pkt[S.PK_SRC, :n_traffic] = traffic.source
+        pkt[S.PK_DST, :n_traffic] = traffic.destination
+        pkt[S.PK_LEN, :n_traffic] = traffic.length
+        pkt[S.PK_KIND, :n_traffic] = traffic.kind
+        pkt[S.PK_DIR, :n_traffic] = traffic.direction
+        pkt[S.PK_DIST, :n_traffic] = traffic.distance
+        pkt[S.PK_CREATE, :n_traffic] = traffic.create
+        broadcast = traffic.kind == S.KIND_BROADCAST
+        pkt[S.PK_BCAST, :n_traffic][broadcast] = np.arange(n_broadcast)
+        tags = S.table(topo.n_axes, pkt.shape[1])
+        unicast = ~broadcast
+        if unicast.any():
+            tags[:, :n_traffic][:, unicast] = topo.routing_tags_many(traffic.source[unicast],
+                                                                     traffic.destination[unicast]).T
+        n_ctx = topo.n_nodes * (topo.n_ports + self.config["bmu.injection_contexts"])
+        ctx = S.table(S.CX_ROWS, n_ctx)
+        ctx[S.CX_PKT] = -1
+        ctx[S.CX_WAKE] = S.NEVER
+        ctx[S.CX_PENDING_HEAD] = -1
+        ctx[S.CX_PENDING_TAIL] = -1
+        ctx_tags = S.table(topo.n_axes, n_ctx)
+        tx = S.table(S.TX_ROWS, topo.n_nodes * topo.n_ports)
+        node = S.table(S.ND_ROWS, topo.n_nodes)
+        for row in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
+            node[row] = -1
+        node[S.ND_NP_WAKE] = S.NEVER
+        log_size = int(np.count_nonzero(unicast)) + (n_broadcast + spare) * max(longest_worm, 1) + 64
+        dlog = S.table(S.DL_ROWS, log_size)
+        stats = S.table(S.ST_ROWS, 1)[:, 0].copy()
+        stats[S.ST_PACKETS] = n_traffic
+        params = self.params.copy()
+        last_create = int(traffic.create[-1]) if n_traffic else 0
+        params[S.PR_MAX_CYCLES] = last_create + self.config["run.drain_cycles"]
+
+        started = time.perf_counter()
+        run_engine(self.microprogram.code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params,
+                   topo.neighbours, topo.axis_positive, topo.axis_negative, n_traffic)
+        wall = time.perf_counter() - started
+        cycle = int(stats[S.ST_CYCLE])
+        # Bring the BMU occupancy integrals up to the last cycle.
+        node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (cycle - node[S.ND_BMU_CHANGED])
+        self._raise_on_error(stats, ctx)
+        result = Result(self.config, topo, traffic, pkt[:, : int(stats[S.ST_PACKETS])],
+                        dlog[:, : int(stats[S.ST_DELIVERIES])], tx, node, stats, wall)
+        if check:
+            check_invariants(result, ctx)
+        return result
+
+    def _raise_on_error(self, stats: np.ndarray, ctx: np.ndarray) -> None:
+        code = int(stats[S.ST_ERROR])
+        if code == S.ERR_NONE:
+            return
+        cycle = int(stats[S.ST_ERROR_CYCLE])
+        if code in _ERROR_TEXT:
+            per_node = self.topology.n_ports + self.config["bmu.injection_contexts"]
+            ci = int(stats[S.ST_ERROR_CONTEXT])
+            node, slot = divmod(ci, per_node)
+            who = f"link receiver {slot}" if slot < self.topology.n_ports else \
+                f"BMU context {slot - self.topology.n_ports}"
+            raise SimulationError(f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}: {_ERROR_TEXT[code]} "
+                                  f"(node {node}, {who}, packet {int(stats[S.ST_ERROR_PACKET])}, cycle {cycle})")
+        if code == S.ERR_DEADLOCK:
+            raise SimulationError(f"deadlock: no packet moved for {self.config['run.deadlock_cycles']} cycles "
+                                  f"(at cycle {cycle}); BMUs are full around a cycle of links")
+        if code == S.ERR_CYCLE_LIMIT:
+            raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
+                                  f"(stopped at cycle {cycle})")
+        raise SimulationError(f"internal table exhausted (error {code}) at cycle {cycle}")

@@ -1,0 +1,152 @@
+"""Struct-of-arrays layout of the engine state: every table is a 2-D int64 array ``table[FIELD, index]``.
+
+Each row is one field stored contiguously, so the numba kernel touches whole fields at a time and the
+whole machine state is a handful of arrays allocated once per run. The row constants below are the only
+place the layout is defined; numba folds them as compile-time constants.
+"""
+
+import numpy as np
+
+NEVER = np.int64(2**62)  # a wake-up cycle that never comes
+
+# ---- packets (one column per packet record: a unicast packet, or one send_packet worm) -----------------
+PK_SRC = 0  # node whose NP originated this packet record
+PK_DST = 1  # destination node (unicast) or -1
+PK_LEN = 2  # length M in bytes, header included
+PK_KIND = 3  # KIND_UNICAST or KIND_BROADCAST
+PK_DIST = 4  # broadcast: remaining distance as written in the header
+PK_DIR = 5  # broadcast: direction it is sent in (the 'straight' transmitter of the first hop)
+PK_FLAGS = 6  # header flag bits (FLAG_MARKED)
+PK_STEP = 7  # broadcast step field (NP layer)
+PK_TAG = 8  # broadcast tag field (NP layer)
+PK_BCAST = 9  # broadcast id, -1 for unicast
+PK_PARENT = 10  # the delivery (log index) whose relay created this record, -1 if none
+PK_CREATE = 11  # cycle at which the NP was asked to send it
+PK_READY = 12  # cycle from which the BMU may hand it to an injection context
+PK_NEXT = 13  # link in whichever queue holds the packet (BMU ready queue, receiver pending list)
+PK_ARRIVE = 14  # byte-time its first byte reaches the receiver it is pending at
+PK_HOPS = 15  # links traversed so far
+PK_CUTS = 16  # nodes cut through so far
+PK_STORES = 17  # times stored whole in a BMU on the way
+PK_BYTES_SENT = 18  # bytes put on links (M per hop)
+PK_BYTES_RECEIVED = 19  # bytes taken in by receivers (M per hop when nothing is lost)
+PK_DELIVERIES = 20  # deliveries to nodes
+PK_IN_BMU = 21  # 1 from 'store' until an injection context takes it from the ready queue
+PK_ROWS = 22
+
+KIND_UNICAST = 0
+KIND_BROADCAST = 1
+FLAG_MARKED = 1
+
+# ---- receiver contexts: P link receivers then B BMU injection contexts per node --------------------
+CX_PC = 0
+CX_WAKE = 1  # next cycle this context executes
+CX_PKT = 2  # packet being handled, -1 when idle
+CX_ARRIVE = 3  # byte-time the packet's first byte arrived (link receivers)
+CX_STREAM_START = 4  # byte-time the receiver began writing the packet on the bus / BMU began reading
+CX_STREAMING = 5  # 1 once forward/tee/deliver/store has started
+CX_DIST = 6  # header registers: distance
+CX_FLAGS = 7  # header registers: flags
+CX_HEADER = 8  # 1 once wait_header loaded the header registers
+CX_DIR = 9  # direction the packet travels in (link receivers: the port), for 'straight'
+CX_PENDING_HEAD = 10  # packets that arrived while busy, oldest first
+CX_PENDING_TAIL = 11
+CX_FROM_STORE = 12  # BMU contexts: the packet was stored here in transit (its bytes are freed at 'done')
+CX_RETRY = 13  # first cycle a failed forward/tee could succeed (for wait_transmitter)
+CX_ROWS = 14
+
+# ---- transmitters: one per node and link direction -------------------------------------------------------
+TX_FREE = 0  # byte-time from which the next packet may start (after the forced idle gap)
+TX_BYTES = 1  # payload bytes sent
+TX_PACKETS = 2
+TX_ROWS = 3
+
+# ---- nodes: BMU and network processor ---------------------------------------------------------------
+ND_BMU_USED = 0  # bytes of transit packets stored
+ND_BMU_CREDIT = 1  # bytes promised to packets streaming in (virtual cut-through flow control)
+ND_BMU_PEAK = 2  # peak of used + credit
+ND_BMU_INTEGRAL = 3  # sum over cycles of bytes used, for the utilisation
+ND_BMU_CHANGED = 4  # cycle ND_BMU_INTEGRAL was last brought up to date
+ND_QUEUE_HEAD = 5  # BMU ready queue, ordered by PK_READY
+ND_QUEUE_TAIL = 6
+ND_QUEUE_LEN = 7
+ND_NP_FREE = 8  # cycle from which the NP can take new work
+ND_INBOX_HEAD = 9  # deliveries waiting for the NP (delivery-log indices), in delivery order
+ND_INBOX_TAIL = 10
+ND_NP_WAKE = 11
+ND_STORES = 12  # packets stored whole here
+ND_WAKE = 13  # earliest wake-up among this node's contexts and NP: idle nodes are skipped
+ND_ROWS = 14
+
+# ---- delivery log: one column per copy delivered to a node -------------------------------------------
+DL_PKT = 0
+DL_NODE = 1
+DL_TIME = 2  # byte-time the last byte reached the NP
+DL_HOPS = 3
+DL_CUTS = 4
+DL_STORES = 5
+DL_DIST = 6  # distance field of the delivered header
+DL_FLAGS = 7
+DL_DIR = 8  # direction the copy was travelling in
+DL_NEXT = 9  # link in the NP inbox
+DL_ROWS = 10
+
+# ---- run-wide scalars ---------------------------------------------------------------------------------
+ST_CYCLE = 0  # last simulated cycle
+ST_ERROR = 1
+ST_ERROR_CONTEXT = 2
+ST_ERROR_PC = 3
+ST_ERROR_CYCLE = 4
+ST_ERROR_PACKET = 5
+ST_DELIVERIES = 6
+ST_PACKETS = 7  # packet records in use
+ST_STORED_IN = 8  # bytes written into BMUs as transit packets
+ST_STORED_OUT = 9  # bytes of stored transit packets sent on
+ST_FIFO_PEAK = 10
+ST_INSTRUCTIONS = 11
+ST_LAST_PROGRESS = 12
+ST_NEXT_TRAFFIC = 13  # first traffic packet not yet handed to its NP
+ST_CUT_THROUGHS = 14
+ST_ACTIVE_CYCLES = 15  # cycles in which at least one context or NP did work
+ST_WOKEN = 16  # earliest wake-up given this cycle to a node the clock had already passed
+ST_ROWS = 17
+
+# error codes (ST_ERROR)
+ERR_NONE = 0
+ERR_FIFO_OVERFLOW = 1
+ERR_TRUNCATED = 2
+ERR_DROPPED = 3
+ERR_BAD_CONTEXT = 4
+ERR_NO_HEADER = 5
+ERR_TWO_STREAMS = 6
+ERR_POOL_FULL = 7
+ERR_LOG_FULL = 8
+ERR_DEADLOCK = 9
+ERR_CYCLE_LIMIT = 10
+
+# ---- parameters -----------------------------------------------------------------------------------------
+PR_BYTES_PER_CYCLE = 0
+PR_HEADER_BYTES = 1
+PR_IDLE_GAP_BYTES = 2
+PR_BUS_DELAY = 3
+PR_LINK_DELAY = 4
+PR_FIFO_BYTES = 5
+PR_BMU_CAPACITY = 6
+PR_BMU_SETUP = 7
+PR_NP_SEND = 8
+PR_NP_RECEIVE = 9
+PR_DELIVER = 10
+PR_PORTS = 11
+PR_INJECTORS = 12
+PR_AXES = 13
+PR_MAX_CYCLES = 14
+PR_DEADLOCK_CYCLES = 15
+PR_NP_FORWARDS_MARKED = 16
+PR_ENTRY_RECEIVE = 17
+PR_ENTRY_INJECT = 18
+PR_SLOT_BYTES = 19
+PR_ROWS = 20
+
+
+def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
+    return np.full((rows, columns), fill, dtype=np.int64)

@@ -1,0 +1,136 @@
+"""Bad configs, microprograms and arguments end in one line naming file and line, exit code 2."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harts.cli import main
+from harts.config import load_config
+from harts.errors import InputError
+from harts.microcode import assemble
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return path
+
+
+GOOD_PROGRAM = """
+name: t
+entry: {receive: r, inject: i}
+program:
+  - {label: r, op: wait_header}
+  - {op: deliver}
+  - {op: wait_tail}
+  - {op: done}
+  - {label: i, op: wait_header}
+  - {label: again, op: forward, via: route, else: again}
+  - {op: wait_tail}
+  - {op: done}
+"""
+
+
+def test_good_program_assembles(tmp_path):
+    program = assemble(write(tmp_path, "ok.yaml", GOOD_PROGRAM))
+    assert len(program) == 8
+    assert program.entry_inject == 4
+
+
+@pytest.mark.parametrize("old,new,line,words", [
+    ("op: deliver", "op: teleport", 5, "unknown instruction 'teleport'"),
+    ("else: again", "else: nowhere", 9, "undefined label 'nowhere'"),
+    ("via: route", "via: sideways", 9, "'via' must be one of"),
+    ("op: forward, via: route, else: again", "op: forward, via: route", 9, "needs operand 'else'"),
+    ("{op: deliver}", "{op: deliver, cycles: two}", 5, "'cycles' must be an integer"),
+    ("{op: deliver}", "{op: branch, if: sunny, goto: r}", 5, "'if' must be one of"),
+    ("{label: i, op: wait_header}", "{label: r, op: wait_header}", 7, "label 'r' is defined twice"),
+    ("inject: i}", "inject: nope}", 2, "undefined label 'nope'"),
+])
+def test_microprogram_errors_name_the_line(tmp_path, old, new, line, words):
+    assert old in GOOD_PROGRAM
+    path = write(tmp_path, "bad.yaml", GOOD_PROGRAM.replace(old, new))
+    with pytest.raises(InputError) as err:
+        assemble(path)
+    assert err.value.line == line, str(err.value)
+    assert words in str(err.value)
+    assert str(err.value).startswith(f"{path}:{line}: ")
+
+
+def test_program_that_runs_off_the_end(tmp_path):
+    path = write(tmp_path, "bad.yaml", GOOD_PROGRAM.rstrip().rsplit("\n", 1)[0] + "\n")
+    with pytest.raises(InputError, match="last instruction must be 'done' or 'jump'"):
+        assemble(path)
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ("mesh:\n  size: 2\n", 2, "must be >= 3"),
+    ("mesh:\n  size: five\n", 2, "expects an integer"),
+    ("mesh:\n  sise: 5\n", 2, "unknown key 'mesh.sise'"),
+    ("traffic:\n  uniform:\n    load: -0.1\n", 3, "must be >= 0"),
+    ("microcode: nonexistent\n", 1, "microprogram 'nonexistent' not found"),
+    ("run:\n  seed: [1]\n", 2, "expects an integer"),
+    ("mesh: [5]\n", 1, "expects a mapping"),
+    ("mesh:\n  size: 5\n size: 4\n", None, "invalid YAML"),
+])
+def test_config_errors_name_the_line(tmp_path, text, line, words):
+    path = write(tmp_path, "bad.yaml", text)
+    with pytest.raises(InputError) as err:
+        load_config(path)
+    assert words in str(err.value), str(err.value)
+    if line is not None:
+        assert err.value.line == line
+
+
+def test_missing_traffic_field_names_line(tmp_path):
+    from harts.simulation import Simulation
+    path = write(tmp_path, "bad.yaml", """
+        mesh: {size: 3}
+        traffic:
+          packets:
+            - {cycle: 0, source: 0, destination: 3, length: 64}
+            - {cycle: 0, source: 0, length: 64}
+        """)
+    with pytest.raises(InputError) as err:
+        Simulation(load_config(path)).run()
+    assert err.value.line == 4 and "missing 'destination'" in str(err.value)
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "harts.cli", *args], capture_output=True, text=True, cwd=REPO)
+
+
+@pytest.mark.parametrize("args,words", [
+    (["run", "no/such/file.yaml"], "no/such/file.yaml: file not found"),
+    (["bench", "--size", "2"], "mesh size must be >= 3"),
+    (["bench", "--load", "-1"], "load must be >= 0"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_cli_one_line_exit_2(args, words):
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert words in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_bad_config_reports_file_and_line(tmp_path):
+    path = write(tmp_path, "bad.yaml", "mesh:\n  size: 5\ntiming:\n  header_bytes: -3\n")
+    proc = run_cli("run", str(path))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"harts: error: {path}:4: 'timing.header_bytes' must be >= 1, got -3"
+
+
+def test_main_returns_2_for_bad_microcode(tmp_path, capsys):
+    prog = write(tmp_path, "p.yaml", GOOD_PROGRAM.replace("op: deliver", "op: teleport"))
+    cfg = write(tmp_path, "c.yaml", f"microcode: {prog.name}\n")
+    assert main(["run", str(cfg)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"harts: error: {prog}:5: unknown instruction 'teleport'")
