@@ -20,7 +20,7 @@ def bmu_free_bytes(node, params, v):
 
 @kernel_part
 def bmu_change(node, v, c, used_delta, credit_delta):
-    """Apply a change in stored and promised bytes, keeping the occupancy integral exact."""
+    """Apply a change in stored and promised bytes at tick c, keeping the occupancy integral exact."""
     node[ND_BMU_INTEGRAL, v] += node[ND_BMU_USED, v] * (c - node[ND_BMU_CHANGED, v])
     node[ND_BMU_CHANGED, v] = c
     node[ND_BMU_USED, v] += used_delta
@@ -59,13 +59,13 @@ def bmu_enqueue(node, pkt, ctx, params, v, p, c):
     first = v * (ports + params[PR_INJECTORS]) + ports
     for ci in range(first, first + params[PR_INJECTORS]):
         if ctx[CX_PKT, ci] < 0 and ctx[CX_WAKE, ci] == NEVER:
-            ctx[CX_WAKE, ci] = max(c + 1, ready)
+            ctx[CX_WAKE, ci] = max(c, ready)
             break
 
 
 @kernel_part
 def bmu_pop_ready(node, pkt, v, c):
-    """Take the head of v's ready queue if it is ready at cycle c; -1 if none. Also returns the head's ready cycle."""
+    """Take the head of v's ready queue if it is ready at tick c; -1 if none. Also returns the head's ready tick."""
     head = node[ND_QUEUE_HEAD, v]
     if head < 0:
         return -1, NEVER

@@ -1,4 +1,9 @@
-"""The clock: advances every node's controller and NP cycle by cycle, skipping idle nodes and idle cycles."""
+"""The clock: advances every node's controller and NP tick by tick, skipping idle nodes and idle ticks.
+
+A tick is one byte time of a link (a controller cycle is bytes_per_cycle ticks). Links, the bus and the
+FIFOs move bytes at tick resolution; a receiver's micro-sequencer starts on the header strobe and then
+takes one controller cycle per micro-instruction.
+"""
 
 
 from .jit import kernel_entry, kernel_part
@@ -6,7 +11,7 @@ from .network_processor import np_send, np_step
 from .receiver import step
 from .state import (
     CX_WAKE, ERR_CYCLE_LIMIT, ERR_DEADLOCK, ND_NP_WAKE, ND_WAKE, NEVER, PK_CREATE, PK_SRC,
-    PR_DEADLOCK_CYCLES, PR_INJECTORS, PR_MAX_CYCLES, PR_PORTS, ST_ACTIVE_CYCLES, ST_CYCLE, ST_ERROR,
+    PR_DEADLOCK_CYCLES, PR_INJECTORS, PR_MAX_CYCLES, PR_PORTS, ST_ACTIVE_TICKS, ST_TIME, ST_ERROR,
     ST_ERROR_CYCLE, ST_LAST_PROGRESS, ST_NEXT_TRAFFIC, ST_WOKEN,
 )
 
@@ -26,17 +31,17 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
     """Simulate until every packet of the traffic (columns 0..n_traffic-1 of pkt, in creation order) and
     everything it caused has been delivered, or until an error is recorded in stats[ST_ERROR].
 
-    Each cycle visits the nodes in order and, within a node, its NP and then its receiver contexts in
-    bus-slot order; a node none of whose parts is due this cycle is skipped, and the clock jumps over
-    cycles in which no part of any node is due.
+    Each tick visits the nodes in order and, within a node, its NP and then its receiver contexts in
+    bus-slot order; a node none of whose parts is due this tick is skipped, and the clock jumps over
+    ticks in which no part of any node is due.
     """
     n_nodes = node.shape[1]
     per_node = params[PR_PORTS] + params[PR_INJECTORS]
     for v in range(n_nodes):
         _refresh_node_wake(ctx, node, v, per_node)
-    c = stats[ST_CYCLE]
+    c = stats[ST_TIME]
     while True:
-        stats[ST_ACTIVE_CYCLES] += 1
+        stats[ST_ACTIVE_TICKS] += 1
         stats[ST_WOKEN] = NEVER
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and pkt[PK_CREATE, i] <= c:
@@ -59,23 +64,23 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
             if node[ND_WAKE, v] < following:
                 following = node[ND_WAKE, v]
         if stats[ST_ERROR] != 0:
-            stats[ST_CYCLE] = c
+            stats[ST_TIME] = c
             return
         if stats[ST_WOKEN] < following:
             following = stats[ST_WOKEN]
         if i < n_traffic and pkt[PK_CREATE, i] < following:
             following = pkt[PK_CREATE, i]
         if following == NEVER:
-            stats[ST_CYCLE] = c
+            stats[ST_TIME] = c
             return
         if c - stats[ST_LAST_PROGRESS] > params[PR_DEADLOCK_CYCLES]:
             stats[ST_ERROR] = ERR_DEADLOCK
             stats[ST_ERROR_CYCLE] = c
-            stats[ST_CYCLE] = c
+            stats[ST_TIME] = c
             return
         if following > params[PR_MAX_CYCLES]:
             stats[ST_ERROR] = ERR_CYCLE_LIMIT
             stats[ST_ERROR_CYCLE] = c
-            stats[ST_CYCLE] = c
+            stats[ST_TIME] = c
             return
         c = max(c + 1, following)

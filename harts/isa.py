@@ -15,7 +15,6 @@ OP_STORE = 8
 OP_WAIT_TAIL = 9
 OP_WAIT = 10
 OP_DONE = 11
-OP_WAIT_TRANSMITTER = 12
 
 OPCODES = {
     "wait_header": OP_WAIT_HEADER,
@@ -30,7 +29,6 @@ OPCODES = {
     "wait_tail": OP_WAIT_TAIL,
     "wait": OP_WAIT,
     "done": OP_DONE,
-    "wait_transmitter": OP_WAIT_TRANSMITTER,
 }
 OPCODE_NAMES = {v: k for k, v in OPCODES.items()}
 
@@ -57,6 +55,7 @@ VIAS = {"route": VIA_ROUTE, "straight": VIA_STRAIGHT}
 CODE_OP = 0
 CODE_ARG = 1  # condition, via, or wait length
 CODE_NEGATE = 2  # branch: 1 for 'unless'
-CODE_TARGET = 3  # branch/jump target, or the failure target of forward/tee
+CODE_TARGET = 3  # branch/jump target, or the failure target of forward/tee (RETRY: stall and try again)
+RETRY = -1
 CODE_CYCLES = 4
 CODE_ROWS = 5

@@ -4,7 +4,7 @@
 from .jit import kernel_part
 from .state import (
     CX_ARRIVE, CX_DIR, CX_HEADER, CX_PC, CX_PENDING_HEAD, CX_PENDING_TAIL, CX_PKT, CX_STREAMING, CX_WAKE,
-    ND_WAKE, NEVER, PK_ARRIVE, PK_NEXT, PR_BYTES_PER_CYCLE, PR_ENTRY_RECEIVE, PR_INJECTORS, PR_LINK_DELAY, PR_PORTS,
+    ND_WAKE, NEVER, PK_ARRIVE, PK_NEXT, PR_ENTRY_RECEIVE, PR_INJECTORS, PR_LINK_DELAY, PR_PORTS,
     ST_WOKEN,
 )
 
@@ -12,7 +12,7 @@ from .state import (
 @kernel_part
 def link_arrive(ctx, pkt, node, stats, params, u, direction, p, out_start, c):
     """Packet p starts leaving a transmitter at byte-time out_start towards node u, travelling in `direction`."""
-    arrive = out_start + params[PR_LINK_DELAY] * params[PR_BYTES_PER_CYCLE]
+    arrive = out_start + params[PR_LINK_DELAY]
     ci = u * (params[PR_PORTS] + params[PR_INJECTORS]) + direction
     if ctx[CX_PKT, ci] < 0:
         receiver_begin(ctx, params, ci, p, arrive, c)
@@ -42,8 +42,8 @@ def receiver_begin(ctx, params, ci, p, arrive, c):
     ctx[CX_HEADER, ci] = 0
     ctx[CX_STREAMING, ci] = 0
     ctx[CX_DIR, ci] = ci % (params[PR_PORTS] + params[PR_INJECTORS])
-    # A signal raised in cycle c is seen in cycle c + 1 at the earliest.
-    ctx[CX_WAKE, ci] = max(c + 1, arrive // params[PR_BYTES_PER_CYCLE])
+    # Another node's signal raised at tick c is seen at tick c + 1 at the earliest.
+    ctx[CX_WAKE, ci] = max(c + 1, arrive)
 
 
 @kernel_part

@@ -83,6 +83,8 @@ def assemble(path: str | Path) -> Microprogram:
             label = item.value["label"]
             if not isinstance(label.value, str) or not label.value:
                 raise label.error("'label' must be a non-empty string")
+            if label.value == "retry":
+                raise label.error("'retry' is reserved: 'else: retry' means wait for a transmitter")
             if label.value in labels:
                 raise label.error(f"label '{label.value}' is defined twice")
             labels[label.value] = pc
@@ -125,7 +127,10 @@ def assemble(path: str | Path) -> Microprogram:
             code[isa.CODE_TARGET, pc] = resolve(item, "goto")
         elif op_name in ("forward", "tee"):
             code[isa.CODE_ARG, pc] = _name_field(item, "via", isa.VIAS)
-            code[isa.CODE_TARGET, pc] = resolve(item, "else")
+            if fields["else"].value == "retry":
+                code[isa.CODE_TARGET, pc] = isa.RETRY
+            else:
+                code[isa.CODE_TARGET, pc] = resolve(item, "else")
         elif op_name == "wait":
             code[isa.CODE_ARG, pc] = code[isa.CODE_CYCLES, pc]
         lines.append(item.line)
@@ -174,7 +179,8 @@ def listing(program: Microprogram) -> str:
         elif op == isa.OP_JUMP:
             operands = f"goto {target}"
         elif op in (isa.OP_FORWARD, isa.OP_TEE):
-            operands = f"via {via_names[arg]} else {target}"
+            failure = "retry" if program.code[isa.CODE_TARGET, pc] == isa.RETRY else target
+            operands = f"via {via_names[arg]} else {failure}"
         else:
             operands = ""
         cycles = int(program.code[isa.CODE_CYCLES, pc])

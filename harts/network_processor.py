@@ -14,14 +14,14 @@ from .state import (
     ERR_LOG_FULL, ERR_POOL_FULL, FLAG_MARKED, KIND_BROADCAST, ND_INBOX_HEAD, ND_INBOX_TAIL, ND_NP_FREE,
     ND_NP_WAKE, NEVER, PK_BCAST, PK_CREATE, PK_CUTS, PK_DELIVERIES, PK_DIR, PK_DIST, PK_DST, PK_FLAGS,
     PK_HOPS, PK_KIND, PK_LEN, PK_NEXT, PK_PARENT, PK_READY, PK_ROWS, PK_SRC, PK_STEP, PK_STORES, PK_TAG,
-    PR_BMU_SETUP, PR_BYTES_PER_CYCLE, PR_NP_FORWARDS_MARKED, PR_NP_RECEIVE, PR_NP_SEND, ST_DELIVERIES,
+    PR_BMU_SETUP, PR_NP_FORWARDS_MARKED, PR_NP_RECEIVE, PR_NP_SEND, ST_DELIVERIES,
     ST_ERROR, ST_ERROR_CYCLE, ST_ERROR_PACKET, ST_LAST_PROGRESS, ST_PACKETS,
 )
 
 
 @kernel_part
 def np_send(node, pkt, ctx, params, v, p, c):
-    """The NP of node v is asked at cycle c to send packet p; it reaches the BMU's ready queue in order."""
+    """The NP of node v is asked at tick c to send packet p; it reaches the BMU's ready queue in order."""
     start = max(c, node[ND_NP_FREE, v])
     handed = start + params[PR_NP_SEND]
     node[ND_NP_FREE, v] = handed
@@ -65,21 +65,18 @@ def log_delivery(dlog, node, pkt, stats, params, v, p, time, hops, cuts, stores,
             dlog[DL_NEXT, prev] = d
         if cur < 0:
             node[ND_INBOX_TAIL, v] = d
-        ready = -(-time // params[PR_BYTES_PER_CYCLE])
-        node[ND_NP_WAKE, v] = min(node[ND_NP_WAKE, v], max(c + 1, ready))
+        node[ND_NP_WAKE, v] = min(node[ND_NP_WAKE, v], max(c + 1, time))
 
 
 @kernel_part
 def np_step(node, pkt, ctx, dlog, stats, params, v, c):
-    """Let the NP of node v handle the delivered broadcast copies that have arrived by cycle c."""
-    bpc = params[PR_BYTES_PER_CYCLE]
+    """Let the NP of node v handle the delivered broadcast copies that have arrived by tick c."""
     while True:
         d = node[ND_INBOX_HEAD, v]
         if d < 0:
             node[ND_NP_WAKE, v] = NEVER
             return
-        arrived = -(-dlog[DL_TIME, d] // bpc)
-        start = max(arrived, node[ND_NP_FREE, v])
+        start = max(dlog[DL_TIME, d], node[ND_NP_FREE, v])
         if start > c:
             node[ND_NP_WAKE, v] = start
             return

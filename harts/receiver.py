@@ -87,11 +87,10 @@ def _begin_stream(ci, p, local, c, ctx, pkt, node, stats, params, v):
     stats[ST_LAST_PROGRESS] = c
     if local:
         return True
-    start = c * params[PR_BYTES_PER_CYCLE]
-    backlog = start - ctx[CX_ARRIVE, ci]
+    backlog = c - ctx[CX_ARRIVE, ci]
     if backlog > stats[ST_FIFO_PEAK]:
         stats[ST_FIFO_PEAK] = backlog
-    ctx[CX_STREAM_START, ci] = start
+    ctx[CX_STREAM_START, ci] = c
     # The BMU's promise of room for this packet ends: the bytes now go to a transmitter or into the BMU.
     bmu_change(node, v, c, 0, -pkt[PK_LEN, p])
     return backlog <= params[PR_FIFO_BYTES]
@@ -142,18 +141,17 @@ def _forward(ci, p, v, via, c, ctx, ctx_tags, pkt, tags, tx, node, stats, params
 
 @kernel_part
 def _retry_cycle(refusal, tx, params, v, direction, c):
-    """First cycle a refused reservation could succeed: when the transmitter's idle gap ends, or (when the
-    next BMU was full) the next cycle, since BMU room is freed by other nodes' progress."""
+    """First time a refused reservation could succeed: when the transmitter's idle gap ends, or (when the
+    next BMU was full) a cycle later, since BMU room is freed by other nodes' progress."""
     if refusal == -2:
-        return c + 1
-    bpc = params[PR_BYTES_PER_CYCLE]
-    free = tx[TX_FREE, v * params[PR_PORTS] + direction]
-    return -(-free // bpc) - params[PR_BUS_DELAY] - 1
+        return c + params[PR_BYTES_PER_CYCLE]
+    return tx[TX_FREE, v * params[PR_PORTS] + direction] - params[PR_BUS_DELAY]
 
 
 @kernel_part
 def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nbr, axis_pos, axis_neg):
-    """Run context ci for cycle c: one micro-instruction, or a stall check."""
+    """Run context ci at tick c: one micro-instruction (which takes its cycles times bytes-per-cycle
+    ticks), or a stall check."""
     ports = params[PR_PORTS]
     per_node = ports + params[PR_INJECTORS]
     v = ci // per_node
@@ -180,9 +178,9 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
 
     if op == isa.OP_WAIT_HEADER:
         if not local:
-            header_cycle = -(-(ctx[CX_ARRIVE, ci] + params[PR_HEADER_BYTES]) // bpc)
-            if c < header_cycle:
-                ctx[CX_WAKE, ci] = header_cycle
+            header_time = ctx[CX_ARRIVE, ci] + params[PR_HEADER_BYTES]
+            if c < header_time:
+                ctx[CX_WAKE, ci] = header_time
                 return
         ctx[CX_DIST, ci] = pkt[PK_DIST, p]
         ctx[CX_FLAGS, ci] = pkt[PK_FLAGS, p]
@@ -191,14 +189,9 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
         ctx[CX_HEADER, ci] = 1
 
     elif op == isa.OP_WAIT_TAIL:
-        tail_cycle = -(-_tail_time(ci, p, local, ctx, pkt, params) // bpc)
-        if c < tail_cycle:
-            ctx[CX_WAKE, ci] = tail_cycle
-            return
-
-    elif op == isa.OP_WAIT_TRANSMITTER:
-        if c < ctx[CX_RETRY, ci]:
-            ctx[CX_WAKE, ci] = ctx[CX_RETRY, ci]
+        tail_time = _tail_time(ci, p, local, ctx, pkt, params)
+        if c < tail_time:
+            ctx[CX_WAKE, ci] = tail_time
             return
 
     elif op == isa.OP_JUMP:
@@ -211,7 +204,7 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
         if ctx[CX_STREAMING, ci] == 0:
             _fail(stats, ERR_DROPPED, ci, pc, p, c)
             return
-        if c * bpc < _tail_time(ci, p, local, ctx, pkt, params):
+        if c < _tail_time(ci, p, local, ctx, pkt, params):
             _fail(stats, ERR_TRUNCATED, ci, pc, p, c)
             return
         stats[ST_LAST_PROGRESS] = c
@@ -221,10 +214,10 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
                 bmu_change(node, v, c, -length, 0)
             ctx[CX_PKT, ci] = -1
             # Look for the next ready packet from the next cycle on (the instruction's own cycles).
-            ctx[CX_WAKE, ci] = c + code[isa.CODE_CYCLES, pc]
+            ctx[CX_WAKE, ci] = c + code[isa.CODE_CYCLES, pc] * bpc
         else:
             pkt[PK_BYTES_RECEIVED, p] += length
-            receiver_next_pending(ctx, pkt, params, ci, c + code[isa.CODE_CYCLES, pc] - 1)
+            receiver_next_pending(ctx, pkt, params, ci, c + code[isa.CODE_CYCLES, pc] * bpc - 1)
         return
 
     else:
@@ -248,12 +241,24 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
             if local and op != isa.OP_FORWARD:
                 _fail(stats, ERR_BAD_CONTEXT, ci, pc, p, c)
                 return
-            if op == isa.OP_FORWARD or op == isa.OP_TEE:
+            if op == isa.OP_TEE and ctx[CX_DIST, ci] == 0:
+                # RELAY: a BROADCAST packet whose distance ran out is delivered and goes no further.
+                _write_header(ci, p, ctx, ctx_tags, pkt, tags)
+                if not _begin_stream(ci, p, local, c, ctx, pkt, node, stats, params, v):
+                    _fail(stats, ERR_FIFO_OVERFLOW, ci, pc, p, c)
+                    return
+                _deliver(ci, p, v, c, pkt[PK_HOPS, p], pkt[PK_CUTS, p], pkt[PK_STORES, p], ctx, pkt, node,
+                         dlog, stats, params)
+            elif op == isa.OP_FORWARD or op == isa.OP_TEE:
                 hops, cuts, stores = pkt[PK_HOPS, p], pkt[PK_CUTS, p], pkt[PK_STORES, p]
                 out_start = _forward(ci, p, v, code[isa.CODE_ARG, pc], c, ctx, ctx_tags, pkt, tags, tx, node,
                                      stats, params, nbr, axis_pos, axis_neg)
                 if out_start < 0:
                     following = code[isa.CODE_TARGET, pc]
+                    if following == isa.RETRY:
+                        # Hold the packet and execute this instruction again when a transmitter frees.
+                        ctx[CX_WAKE, ci] = ctx[CX_RETRY, ci]
+                        return
                 else:
                     if not _begin_stream(ci, p, local, c, ctx, pkt, node, stats, params, v):
                         _fail(stats, ERR_FIFO_OVERFLOW, ci, pc, p, c)
@@ -283,19 +288,18 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
                     pkt[PK_DIR, p] = ctx[CX_DIR, ci]
                     node[ND_STORES, v] += 1
                     stats[ST_STORED_IN] += length
-                    tail_cycle = -(-_tail_time(ci, p, local, ctx, pkt, params) // bpc)
-                    pkt[PK_READY, p] = tail_cycle + params[PR_BUS_DELAY] + params[PR_BMU_SETUP]
+                    tail_time = _tail_time(ci, p, local, ctx, pkt, params)
+                    pkt[PK_READY, p] = tail_time + params[PR_BUS_DELAY] + params[PR_BMU_SETUP]
                     bmu_enqueue(node, pkt, ctx, params, v, p, c)
 
     stats[ST_INSTRUCTIONS] += 1
     ctx[CX_PC, ci] = following
-    ctx[CX_WAKE, ci] = c + code[isa.CODE_CYCLES, pc]
+    ctx[CX_WAKE, ci] = c + code[isa.CODE_CYCLES, pc] * bpc
 
 
 @kernel_part
 def _deliver(ci, p, v, c, hops, cuts, stores, ctx, pkt, node, dlog, stats, params):
     """The packet streams into the BMU and on to the NP; the copy counts when its last byte is there."""
-    bpc = params[PR_BYTES_PER_CYCLE]
-    time = _tail_time(ci, p, False, ctx, pkt, params) + (params[PR_BUS_DELAY] + params[PR_DELIVER]) * bpc
+    time = _tail_time(ci, p, False, ctx, pkt, params) + params[PR_BUS_DELAY] + params[PR_DELIVER]
     log_delivery(dlog, node, pkt, stats, params, v, p, time, hops, cuts, stores, ctx[CX_DIST, ci],
                  ctx[CX_FLAGS, ci], ctx[CX_DIR, ci], c)

@@ -37,7 +37,7 @@ _ERROR_TEXT = {
 
 @dataclass
 class Result:
-    """Everything a run produced. Times in the delivery log are byte-times (1/bytes_per_cycle cycle)."""
+    """Everything a run produced. Times in the tables are ticks (byte times, 1/bytes_per_cycle cycle)."""
 
     config: Config
     topology: Topology
@@ -47,39 +47,37 @@ class Result:
     transmitters: np.ndarray
     nodes: np.ndarray
     stats: np.ndarray
-    wall_seconds: float
+    wall_seconds: float  # the simulation itself
+    startup_seconds: float  # loading (or the first time, compiling) the kernel
 
     @property
     def bytes_per_cycle(self) -> int:
         return self.config.bytes_per_cycle
 
     @property
-    def cycles(self) -> int:
-        return int(self.stats[S.ST_CYCLE]) + 1
+    def ticks(self) -> int:
+        return int(self.stats[S.ST_TIME]) + 1
 
-    def latency_byte_times(self) -> np.ndarray:
-        """Per delivered unicast packet: delivery byte-time minus creation byte-time."""
-        d = self.deliveries
-        pk = d[S.DL_PKT]
-        unicast = self.packets[S.PK_KIND, pk] == S.KIND_UNICAST
-        return d[S.DL_TIME, unicast] - self.packets[S.PK_CREATE, pk[unicast]] * self.bytes_per_cycle
+    @property
+    def cycles(self) -> Fraction:
+        return Fraction(self.ticks, self.bytes_per_cycle)
 
     def unicast_latency(self, packet: int) -> Fraction:
         """Exact latency of one unicast packet in cycles."""
         row = np.nonzero(self.deliveries[S.DL_PKT] == packet)[0]
         if len(row) != 1:
             raise SimulationError(f"packet {packet} was delivered {len(row)} times")
-        byte_time = int(self.deliveries[S.DL_TIME, row[0]])
-        return Fraction(byte_time, self.bytes_per_cycle) - int(self.packets[S.PK_CREATE, packet])
+        ticks = int(self.deliveries[S.DL_TIME, row[0]]) - int(self.packets[S.PK_CREATE, packet])
+        return Fraction(ticks, self.bytes_per_cycle)
 
     def summary(self) -> dict:
         bpc = self.bytes_per_cycle
         d = self.deliveries
         pk = d[S.DL_PKT]
         measured = (self.packets[S.PK_KIND, pk] == S.KIND_UNICAST) & \
-                   (self.packets[S.PK_CREATE, pk] >= self.config["run.warmup_cycles"])
-        latency = (d[S.DL_TIME, measured] - self.packets[S.PK_CREATE, pk[measured]] * bpc) / bpc
-        cycles = self.cycles
+                   (self.packets[S.PK_CREATE, pk] >= self.config["run.warmup_cycles"] * bpc)
+        latency = (d[S.DL_TIME, measured] - self.packets[S.PK_CREATE, pk[measured]]) / bpc
+        cycles = float(self.cycles)
         n_links = self.topology.n_nodes * self.topology.n_ports
         link_bytes = int(self.transmitters[S.TX_BYTES].sum())
         capacity = self.config["bmu.capacity_bytes"]
@@ -99,12 +97,14 @@ class Result:
             "mean_hops": float(hops.mean()) if len(hops) else None,
             "stores_per_packet": float(stores.mean()) if len(stores) else None,
             "link_utilisation": link_bytes / (n_links * bpc * cycles),
-            "bmu_utilisation": float(self.nodes[S.ND_BMU_INTEGRAL].sum()) / (capacity * self.topology.n_nodes * cycles),
+            "bmu_utilisation": float(self.nodes[S.ND_BMU_INTEGRAL].sum())
+            / (capacity * self.topology.n_nodes * self.ticks),
             "bmu_peak_bytes": int(self.nodes[S.ND_BMU_PEAK].max()),
             "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
             "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),
-            "simulated_cycles": cycles,
+            "simulated_cycles": round(cycles, 3),
             "wall_seconds": self.wall_seconds,
+            "kernel_startup_seconds": self.startup_seconds,
             "cycles_per_second": cycles / self.wall_seconds if self.wall_seconds > 0 else None,
             "node_cycles_per_second": cycles * self.topology.n_nodes / self.wall_seconds
             if self.wall_seconds > 0 else None,
@@ -121,24 +121,26 @@ class Simulation:
         self.params = self._parameters()
 
     def _parameters(self) -> np.ndarray:
+        """The kernel's parameter vector; every duration converted from cycles to ticks."""
         c = self.config
+        bpc = c.bytes_per_cycle
         p = np.zeros(S.PR_ROWS, dtype=np.int64)
-        p[S.PR_BYTES_PER_CYCLE] = c.bytes_per_cycle
+        p[S.PR_BYTES_PER_CYCLE] = bpc
         p[S.PR_HEADER_BYTES] = c["timing.header_bytes"]
         p[S.PR_IDLE_GAP_BYTES] = c["timing.idle_gap_bytes"]
-        p[S.PR_BUS_DELAY] = c["timing.bus_delay_cycles"]
-        p[S.PR_LINK_DELAY] = c["timing.link_delay_cycles"]
+        p[S.PR_BUS_DELAY] = c["timing.bus_delay_cycles"] * bpc
+        p[S.PR_LINK_DELAY] = c["timing.link_delay_cycles"] * bpc
         p[S.PR_FIFO_BYTES] = c["timing.receiver_fifo_bytes"]
         p[S.PR_SLOT_BYTES] = c["timing.bus_slot_bytes"]
         p[S.PR_BMU_CAPACITY] = c["bmu.capacity_bytes"]
-        p[S.PR_BMU_SETUP] = c["timing.bmu_setup_cycles"]
-        p[S.PR_NP_SEND] = c["timing.np_send_cycles"]
-        p[S.PR_NP_RECEIVE] = c["timing.np_receive_cycles"]
-        p[S.PR_DELIVER] = c["timing.deliver_cycles"]
+        p[S.PR_BMU_SETUP] = c["timing.bmu_setup_cycles"] * bpc
+        p[S.PR_NP_SEND] = c["timing.np_send_cycles"] * bpc
+        p[S.PR_NP_RECEIVE] = c["timing.np_receive_cycles"] * bpc
+        p[S.PR_DELIVER] = c["timing.deliver_cycles"] * bpc
         p[S.PR_PORTS] = self.topology.n_ports
         p[S.PR_INJECTORS] = c["bmu.injection_contexts"]
         p[S.PR_AXES] = self.topology.n_axes
-        p[S.PR_DEADLOCK_CYCLES] = c["run.deadlock_cycles"]
+        p[S.PR_DEADLOCK_CYCLES] = c["run.deadlock_cycles"] * bpc
         p[S.PR_NP_FORWARDS_MARKED] = 1
         p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
@@ -163,7 +165,7 @@ class Simulation:
         pkt[S.PK_KIND, :n_traffic] = traffic.kind
         pkt[S.PK_DIR, :n_traffic] = traffic.direction
         pkt[S.PK_DIST, :n_traffic] = traffic.distance
-        pkt[S.PK_CREATE, :n_traffic] = traffic.create
+        pkt[S.PK_CREATE, :n_traffic] = traffic.create * self.config.bytes_per_cycle
         broadcast = traffic.kind == S.KIND_BROADCAST
         pkt[S.PK_BCAST, :n_traffic][broadcast] = np.arange(n_broadcast)
         tags = S.table(topo.n_axes, pkt.shape[1])
@@ -189,18 +191,21 @@ class Simulation:
         stats[S.ST_PACKETS] = n_traffic
         params = self.params.copy()
         last_create = int(traffic.create[-1]) if n_traffic else 0
-        params[S.PR_MAX_CYCLES] = last_create + self.config["run.drain_cycles"]
+        params[S.PR_MAX_CYCLES] = (last_create + self.config["run.drain_cycles"]) * self.config.bytes_per_cycle
 
+        arguments = (self.microprogram.code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params,
+                     topo.neighbours, topo.axis_positive, topo.axis_negative)
         started = time.perf_counter()
-        run_engine(self.microprogram.code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params,
-                   topo.neighbours, topo.axis_positive, topo.axis_negative, n_traffic)
-        wall = time.perf_counter() - started
-        cycle = int(stats[S.ST_CYCLE])
-        # Bring the BMU occupancy integrals up to the last cycle.
-        node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (cycle - node[S.ND_BMU_CHANGED])
+        # An empty call (no traffic) loads or compiles the kernel, so wall_seconds counts simulation only.
+        run_engine(*arguments[:8], stats.copy(), *arguments[9:], 0)
+        loaded = time.perf_counter()
+        run_engine(*arguments, n_traffic)
+        wall = time.perf_counter() - loaded
+        # Bring the BMU occupancy integrals up to the last tick.
+        node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[S.ND_BMU_CHANGED])
         self._raise_on_error(stats, ctx)
         result = Result(self.config, topo, traffic, pkt[:, : int(stats[S.ST_PACKETS])],
-                        dlog[:, : int(stats[S.ST_DELIVERIES])], tx, node, stats, wall)
+                        dlog[:, : int(stats[S.ST_DELIVERIES])], tx, node, stats, wall, loaded - started)
         if check:
             check_invariants(result, ctx)
         return result
@@ -209,7 +214,7 @@ class Simulation:
         code = int(stats[S.ST_ERROR])
         if code == S.ERR_NONE:
             return
-        cycle = int(stats[S.ST_ERROR_CYCLE])
+        cycle = Fraction(int(stats[S.ST_ERROR_CYCLE]), self.config.bytes_per_cycle)
         if code in _ERROR_TEXT:
             per_node = self.topology.n_ports + self.config["bmu.injection_contexts"]
             ci = int(stats[S.ST_ERROR_CONTEXT])
@@ -217,11 +222,12 @@ class Simulation:
             who = f"link receiver {slot}" if slot < self.topology.n_ports else \
                 f"BMU context {slot - self.topology.n_ports}"
             raise SimulationError(f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}: {_ERROR_TEXT[code]} "
-                                  f"(node {node}, {who}, packet {int(stats[S.ST_ERROR_PACKET])}, cycle {cycle})")
+                                  f"(node {node}, {who}, packet {int(stats[S.ST_ERROR_PACKET])}, "
+                                  f"cycle {float(cycle):g})")
         if code == S.ERR_DEADLOCK:
             raise SimulationError(f"deadlock: no packet moved for {self.config['run.deadlock_cycles']} cycles "
-                                  f"(at cycle {cycle}); BMUs are full around a cycle of links")
+                                  f"(at cycle {float(cycle):g}); BMUs are full around a cycle of links")
         if code == S.ERR_CYCLE_LIMIT:
             raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
-                                  f"(stopped at cycle {cycle})")
-        raise SimulationError(f"internal table exhausted (error {code}) at cycle {cycle}")
+                                  f"(stopped at cycle {float(cycle):g})")
+        raise SimulationError(f"internal table exhausted (error {code}) at cycle {float(cycle):g}")

@@ -1,5 +1,8 @@
 """Struct-of-arrays layout of the engine state: every table is a 2-D int64 array ``table[FIELD, index]``.
 
+All times are ticks: the byte time of a link (1/bytes_per_cycle of a controller cycle). Durations given
+in cycles in a config are converted to ticks once, when the parameters are built.
+
 Each row is one field stored contiguously, so the numba kernel touches whole fields at a time and the
 whole machine state is a handful of arrays allocated once per run. The row constants below are the only
 place the layout is defined; numba folds them as compile-time constants.
@@ -21,10 +24,10 @@ PK_STEP = 7  # broadcast step field (NP layer)
 PK_TAG = 8  # broadcast tag field (NP layer)
 PK_BCAST = 9  # broadcast id, -1 for unicast
 PK_PARENT = 10  # the delivery (log index) whose relay created this record, -1 if none
-PK_CREATE = 11  # cycle at which the NP was asked to send it
-PK_READY = 12  # cycle from which the BMU may hand it to an injection context
+PK_CREATE = 11  # tick at which the NP was asked to send it
+PK_READY = 12  # tick from which the BMU may hand it to an injection context
 PK_NEXT = 13  # link in whichever queue holds the packet (BMU ready queue, receiver pending list)
-PK_ARRIVE = 14  # byte-time its first byte reaches the receiver it is pending at
+PK_ARRIVE = 14  # tick its first byte reaches the receiver it is pending at
 PK_HOPS = 15  # links traversed so far
 PK_CUTS = 16  # nodes cut through so far
 PK_STORES = 17  # times stored whole in a BMU on the way
@@ -40,10 +43,10 @@ FLAG_MARKED = 1
 
 # ---- receiver contexts: P link receivers then B BMU injection contexts per node --------------------
 CX_PC = 0
-CX_WAKE = 1  # next cycle this context executes
+CX_WAKE = 1  # next tick this context executes
 CX_PKT = 2  # packet being handled, -1 when idle
-CX_ARRIVE = 3  # byte-time the packet's first byte arrived (link receivers)
-CX_STREAM_START = 4  # byte-time the receiver began writing the packet on the bus / BMU began reading
+CX_ARRIVE = 3  # tick the packet's first byte arrived (link receivers)
+CX_STREAM_START = 4  # tick the receiver began writing the packet on the bus / its first byte left the BMU
 CX_STREAMING = 5  # 1 once forward/tee/deliver/store has started
 CX_DIST = 6  # header registers: distance
 CX_FLAGS = 7  # header registers: flags
@@ -52,11 +55,11 @@ CX_DIR = 9  # direction the packet travels in (link receivers: the port), for 's
 CX_PENDING_HEAD = 10  # packets that arrived while busy, oldest first
 CX_PENDING_TAIL = 11
 CX_FROM_STORE = 12  # BMU contexts: the packet was stored here in transit (its bytes are freed at 'done')
-CX_RETRY = 13  # first cycle a failed forward/tee could succeed (for wait_transmitter)
+CX_RETRY = 13  # first tick a failed forward/tee could succeed ('else: retry' sleeps until then)
 CX_ROWS = 14
 
 # ---- transmitters: one per node and link direction -------------------------------------------------------
-TX_FREE = 0  # byte-time from which the next packet may start (after the forced idle gap)
+TX_FREE = 0  # tick from which the next packet may start (after the forced idle gap)
 TX_BYTES = 1  # payload bytes sent
 TX_PACKETS = 2
 TX_ROWS = 3
@@ -65,12 +68,12 @@ TX_ROWS = 3
 ND_BMU_USED = 0  # bytes of transit packets stored
 ND_BMU_CREDIT = 1  # bytes promised to packets streaming in (virtual cut-through flow control)
 ND_BMU_PEAK = 2  # peak of used + credit
-ND_BMU_INTEGRAL = 3  # sum over cycles of bytes used, for the utilisation
-ND_BMU_CHANGED = 4  # cycle ND_BMU_INTEGRAL was last brought up to date
+ND_BMU_INTEGRAL = 3  # sum over ticks of bytes used, for the utilisation
+ND_BMU_CHANGED = 4  # tick ND_BMU_INTEGRAL was last brought up to date
 ND_QUEUE_HEAD = 5  # BMU ready queue, ordered by PK_READY
 ND_QUEUE_TAIL = 6
 ND_QUEUE_LEN = 7
-ND_NP_FREE = 8  # cycle from which the NP can take new work
+ND_NP_FREE = 8  # tick from which the NP can take new work
 ND_INBOX_HEAD = 9  # deliveries waiting for the NP (delivery-log indices), in delivery order
 ND_INBOX_TAIL = 10
 ND_NP_WAKE = 11
@@ -81,7 +84,7 @@ ND_ROWS = 14
 # ---- delivery log: one column per copy delivered to a node -------------------------------------------
 DL_PKT = 0
 DL_NODE = 1
-DL_TIME = 2  # byte-time the last byte reached the NP
+DL_TIME = 2  # tick the last byte reached the NP
 DL_HOPS = 3
 DL_CUTS = 4
 DL_STORES = 5
@@ -92,7 +95,7 @@ DL_NEXT = 9  # link in the NP inbox
 DL_ROWS = 10
 
 # ---- run-wide scalars ---------------------------------------------------------------------------------
-ST_CYCLE = 0  # last simulated cycle
+ST_TIME = 0  # last simulated tick
 ST_ERROR = 1
 ST_ERROR_CONTEXT = 2
 ST_ERROR_PC = 3
@@ -107,7 +110,7 @@ ST_INSTRUCTIONS = 11
 ST_LAST_PROGRESS = 12
 ST_NEXT_TRAFFIC = 13  # first traffic packet not yet handed to its NP
 ST_CUT_THROUGHS = 14
-ST_ACTIVE_CYCLES = 15  # cycles in which at least one context or NP did work
+ST_ACTIVE_TICKS = 15  # ticks the clock stopped at (the others were skipped as idle)
 ST_WOKEN = 16  # earliest wake-up given this cycle to a node the clock had already passed
 ST_ROWS = 17
 
@@ -124,7 +127,7 @@ ERR_LOG_FULL = 8
 ERR_DEADLOCK = 9
 ERR_CYCLE_LIMIT = 10
 
-# ---- parameters -----------------------------------------------------------------------------------------
+# ---- parameters (durations in ticks) ------------------------------------------------------------------
 PR_BYTES_PER_CYCLE = 0
 PR_HEADER_BYTES = 1
 PR_IDLE_GAP_BYTES = 2

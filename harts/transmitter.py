@@ -1,8 +1,9 @@
 """Transmitters: reservation of an outgoing link and the start of a packet's transmission on it.
 
 Reservation and start are one step: a transmitter is free for a packet when its forced idle gap after the
-previous packet ends by the end of the cycle in which the bus delivers the first byte, so a stream of
-packets from the BMU runs back to back, byte-exact, at the link rate.
+previous packet has ended by the time the bus delivers the packet's first byte. A context whose
+reservation failed can retry at exactly that tick, so a stream of packets from the BMU runs back to back,
+byte-exact, at the link rate.
 """
 
 
@@ -10,28 +11,26 @@ from .jit import kernel_part
 from .bmu import bmu_change, bmu_free_bytes
 from .link import link_arrive
 from .state import (
-    PK_BYTES_SENT, PK_DIR, PK_HOPS, PK_LEN, PR_BUS_DELAY, PR_BYTES_PER_CYCLE, PR_IDLE_GAP_BYTES, PR_PORTS,
+    PK_BYTES_SENT, PK_DIR, PK_HOPS, PK_LEN, PR_BUS_DELAY, PR_IDLE_GAP_BYTES, PR_PORTS,
     TX_BYTES, TX_FREE, TX_PACKETS,
 )
 
 
 @kernel_part
 def transmit(tx, node, ctx, pkt, stats, params, nbr, v, direction, p, c):
-    """Try to send packet p from node v in `direction`, its first byte on the bus in cycle c.
+    """Try to send packet p from node v in `direction`, its first byte on the bus at tick c.
 
     Returns the byte-time the first byte leaves; -1 if the transmitter is busy; -2 if the next node's BMU
     cannot promise room for the whole packet (virtual cut-through flow control).
     """
-    bpc = params[PR_BYTES_PER_CYCLE]
     t = v * params[PR_PORTS] + direction
-    earliest = (c + params[PR_BUS_DELAY]) * bpc
-    if tx[TX_FREE, t] > earliest + bpc:
+    out_start = c + params[PR_BUS_DELAY]
+    if tx[TX_FREE, t] > out_start:
         return -1
     u = nbr[v, direction]
     length = pkt[PK_LEN, p]
     if bmu_free_bytes(node, params, u) < length:
         return -2
-    out_start = max(earliest, tx[TX_FREE, t])
     tx[TX_FREE, t] = out_start + length + params[PR_IDLE_GAP_BYTES]
     tx[TX_BYTES, t] += length
     tx[TX_PACKETS, t] += 1

@@ -49,7 +49,7 @@ def test_good_program_assembles(tmp_path):
     ("op: forward, via: route, else: again", "op: forward, via: route", 9, "needs operand 'else'"),
     ("{op: deliver}", "{op: deliver, cycles: two}", 5, "'cycles' must be an integer"),
     ("{op: deliver}", "{op: branch, if: sunny, goto: r}", 5, "'if' must be one of"),
-    ("{label: i, op: wait_header}", "{label: r, op: wait_header}", 7, "label 'r' is defined twice"),
+    ("{label: i, op: wait_header}", "{label: r, op: wait_header}", 8, "label 'r' is defined twice"),
     ("inject: i}", "inject: nope}", 2, "undefined label 'nope'"),
 ])
 def test_microprogram_errors_name_the_line(tmp_path, old, new, line, words):
@@ -98,7 +98,7 @@ def test_missing_traffic_field_names_line(tmp_path):
         """)
     with pytest.raises(InputError) as err:
         Simulation(load_config(path)).run()
-    assert err.value.line == 4 and "missing 'destination'" in str(err.value)
+    assert err.value.line == 5 and "missing 'destination'" in str(err.value)
 
 
 def run_cli(*args):

@@ -1,0 +1,28 @@
+"""Shared helpers for the tests: configs built in code, and the closed-form zero-load timing of harts.yaml."""
+
+from fractions import Fraction
+
+from harts.config import defaults
+
+
+def config(**overrides):
+    return defaults().with_values(**overrides)
+
+
+def closed_form(cfg):
+    """S, r, d of harts.yaml derived by hand from the parameters and the microprogram (see MODEL.md).
+
+    Source: the NP hands the packet over (np_send), the BMU makes it ready (bmu_setup), the injection
+    context runs wait_header and branch before its forward (2 cycles) and the bus carries the first byte
+    to the transmitter (bus_delay). Each node cut through: wire (link_delay), the header arriving
+    (header/bpc), wait_header, two branches and forward (3 cycles after the header), bus (bus_delay).
+    Destination: the last byte reaches the BMU over the bus (bus_delay) and the NP (deliver_cycles).
+    """
+    bpc = cfg.bytes_per_cycle
+    header_cycles = Fraction(cfg["timing.header_bytes"], bpc)
+    bus = cfg["timing.bus_delay_cycles"]
+    wire = cfg["timing.link_delay_cycles"]
+    S = cfg["timing.np_send_cycles"] + cfg["timing.bmu_setup_cycles"] + 2 + bus + wire + bus + \
+        cfg["timing.deliver_cycles"]
+    d = wire + header_cycles + 3 + bus
+    return Fraction(S), Fraction(1, bpc), d

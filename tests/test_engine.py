@@ -1,0 +1,196 @@
+"""The cycle-level engine against closed forms, byte counts and its own invariants."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from harts import state as S
+from harts.calibrate import calibrate
+from harts.config import load_config
+from harts.errors import SimulationError
+from harts.simulation import Simulation
+from harts.traffic import broadcast_worms, unicast
+
+from .helpers import closed_form, config
+
+
+@pytest.mark.parametrize("overrides", [
+    {},
+    {"mesh__size": 3},
+    {"mesh__size": 7, "timing__header_bytes": 12, "timing__bus_delay_cycles": 2},
+    {"timing__link_delay_cycles": 2, "timing__np_send_cycles": 0, "timing__bmu_setup_cycles": 3},
+    {"timing__header_bytes": 4, "timing__deliver_cycles": 0, "timing__bus_delay_cycles": 0},
+])
+def test_zero_load_latency_is_exactly_the_closed_form(overrides):
+    cfg = config(**overrides)
+    cal = calibrate(cfg)
+    S_, r, d = closed_form(cfg)
+    assert (cal.S, cal.r, cal.d) == (S_, r, d)
+    assert cal.max_residual == 0
+    # every destination of the mesh, every length, at every hop count up to the diameter
+    assert {p["hops"] for p in cal.probes} == set(range(1, cfg["mesh.size"]))
+    for probe in cal.probes:
+        assert probe["latency"] == S_ + r * probe["length"] + (probe["hops"] - 1) * d
+
+
+def test_default_timing_values():
+    cal = calibrate(config(mesh__size=5))
+    assert (cal.S, cal.r, cal.d) == (7, Fraction(1, 6), 5)
+
+
+def test_link_streams_six_bytes_per_cycle_for_any_length():
+    """A long stream of back-to-back packets of random lengths leaves one transmitter byte-exactly at
+    6 bytes per cycle with the 8-byte forced idle gap between packets."""
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(6, 600, size=3000)
+    cfg = config(mesh__size=3, timing__receiver_fifo_bytes=10**9)
+    sim = Simulation(cfg)
+    k = len(lengths)
+    result = sim.run(unicast(np.zeros(k), np.zeros(k), np.ones(k), lengths))
+    first_byte = 6 * (cfg["timing.np_send_cycles"] + cfg["timing.bmu_setup_cycles"] + 2
+                      + cfg["timing.bus_delay_cycles"])
+    tx = result.transmitters[S.TX_FREE, 0 * sim.topology.n_ports + 0]
+    assert tx == first_byte + int(lengths.sum()) + 8 * k
+    assert result.transmitters[S.TX_BYTES].sum() == lengths.sum()
+
+
+def test_receiver_keeps_up_with_a_stream_of_packets_of_64_bytes_or_more():
+    """Deliveries of a back-to-back stream to a neighbour follow each other by exactly M + 8 byte times:
+    the receiver finishes each packet within its own transmission time plus the idle gap. (64 bytes is
+    the paper's shortest packet; below about 54 bytes harts.yaml's per-packet microcode takes longer
+    than the packet, see MODEL.md.)"""
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(64, 600, size=2000)
+    sim = Simulation(config(mesh__size=4))
+    k = len(lengths)
+    result = sim.run(unicast(np.zeros(k), np.zeros(k), np.ones(k), lengths))
+    # BMU contexts may overtake each other, so compare in delivery order
+    order = np.argsort(result.deliveries[S.DL_TIME])
+    times = result.deliveries[S.DL_TIME, order]
+    delivered_lengths = lengths[result.deliveries[S.DL_PKT, order]]
+    assert np.array_equal(np.diff(times), delivered_lengths[1:] + 8)
+
+
+def test_uniform_load_is_deterministic_and_consistent():
+    cfg = load_config("configs/uniform_e9.yaml").with_values(mesh__size=5, run__cycles=4000)
+    a = Simulation(cfg).run()
+    b = Simulation(cfg).run()
+    assert np.array_equal(a.deliveries, b.deliveries)
+    assert np.array_equal(a.packets, b.packets)
+    c = Simulation(cfg.with_values(run__seed=2)).run()
+    assert not np.array_equal(a.deliveries[S.DL_TIME], c.deliveries[S.DL_TIME])
+    summary = a.summary()
+    assert summary["packets"] == summary["deliveries"] > 1000
+    # offered load 0.3 of the link rate per node, spread over 6 links, times the mean hop count
+    expected = 0.3 * summary["mean_hops"] / 6
+    assert summary["link_utilisation"] == pytest.approx(expected, rel=0.08)
+    assert summary["stores_per_packet"] > 0  # contention happened and was resolved by buffering
+
+
+def test_saturating_load_still_delivers_every_packet():
+    cfg = config(mesh__size=5, traffic__uniform__load=0.9, run__cycles=3000)
+    summary = Simulation(cfg).run().summary()  # invariants are checked inside run()
+    assert summary["packets"] == summary["deliveries"]
+    assert summary["bmu_peak_bytes"] <= cfg["bmu.capacity_bytes"]
+
+
+def test_small_bmu_applies_cut_through_flow_control():
+    """With room for only a few packets, a BMU fills to exactly its capacity and never beyond."""
+    cfg = config(mesh__size=5, traffic__uniform__load=0.8, run__cycles=3000, bmu__capacity_bytes=2048)
+    result = Simulation(cfg).run()
+    assert result.nodes[S.ND_BMU_PEAK].max() == 2048
+
+
+def test_broadcast_worm_is_teed_at_every_node_at_zero_load():
+    cfg = config(mesh__size=7)
+    sim = Simulation(cfg)
+    S_, r, d = closed_form(cfg)
+    n = cfg["mesh.size"]
+    for direction in range(6):
+        result = sim.run(broadcast_worms([0], [5], [direction], [n - 1], [128]))
+        dl = result.deliveries
+        assert len(dl[S.DL_NODE]) == n - 1
+        v = 5
+        for hop in range(1, n):
+            v = int(sim.topology.neighbours[v, direction])
+            row = np.nonzero(dl[S.DL_NODE] == v)[0]
+            assert len(row) == 1
+            assert Fraction(int(dl[S.DL_TIME, row[0]]), 6) == S_ + r * 128 + (hop - 1) * d
+            assert dl[S.DL_DIST, row[0]] == n - 1 - hop
+            assert dl[S.DL_FLAGS, row[0]] == 0
+        assert result.stats[S.ST_CUT_THROUGHS] == n - 2
+
+
+def test_blocked_relay_delivers_one_marked_copy_and_the_node_forwards_it():
+    """Node 2 is busy sending its own long packet in direction 0 when the worm arrives there."""
+    sim = Simulation(config(mesh__size=5))
+    traffic = unicast([0], [2], [4], [512])
+    traffic = traffic.concatenate([traffic, broadcast_worms([5], [0], [0], [4], [64])])
+    result = sim.run(traffic)
+    dl = result.deliveries
+    bcast = result.packets[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST
+    nodes = dl[S.DL_NODE, bcast]
+    assert sorted(nodes.tolist()) == [1, 2, 3, 4]
+    at_2 = np.nonzero(bcast & (dl[S.DL_NODE] == 2))[0][0]
+    assert dl[S.DL_FLAGS, at_2] == S.FLAG_MARKED
+    # node 2's NP sent the rest of the worm as a new packet that continues from there
+    resent = np.nonzero(result.packets[S.PK_PARENT] == at_2)[0]
+    assert len(resent) == 1
+    assert result.packets[S.PK_SRC, resent[0]] == 2
+
+
+def test_store_and_forward_costs_a_whole_packet_time_per_hop():
+    cfg = config(mesh__size=6, microcode="store_and_forward")
+    cal_like = Simulation(cfg)
+    dst_by_hops = {h: h for h in range(1, 6)}  # node h is h hops along direction 0
+    lat = {}
+    for m in (64, 128, 512):
+        for h, dst in dst_by_hops.items():
+            r = cal_like.run(unicast([0], [0], [dst], [m]))
+            lat[h, m] = r.unicast_latency(0)
+            assert r.packets[S.PK_STORES, 0] == h - 1
+    per_hop = {m: lat[2, m] - lat[1, m] for m in (64, 128, 512)}
+    for m in per_hop:
+        for h in range(2, 6):
+            assert lat[h, m] - lat[h - 1, m] == per_hop[m]
+    # each extra hop costs the whole packet's transmission time: M/6 cycles plus a constant
+    assert per_hop[128] - per_hop[64] == Fraction(64, 6)
+    assert per_hop[512] - per_hop[128] == Fraction(384, 6)
+
+
+def write_program(tmp_path, body):
+    path = tmp_path / "p.yaml"
+    path.write_text("name: t\nentry: {receive: receive, inject: inject}\nprogram:\n" + body + """
+  - {label: inject, op: wait_header}
+  - {op: forward, via: route, else: retry}
+  - {op: wait_tail}
+  - {op: done}
+""")
+    return path
+
+
+@pytest.mark.parametrize("body,line,words", [
+    ("  - {label: receive, op: wait_header}\n  - {op: done}\n", 5,
+     "without forward, tee, deliver or store"),
+    ("  - {label: receive, op: wait_header}\n  - {op: deliver}\n  - {op: done}\n", 6,
+     "before the packet's last byte"),
+    ("  - {label: receive, op: wait_header}\n  - {op: wait, cycles: 40}\n  - {op: deliver}\n"
+     "  - {op: wait_tail}\n  - {op: done}\n", 6, "FIFO overflow"),
+    ("  - {label: receive, op: deliver}\n  - {op: wait_tail}\n  - {op: done}\n", 4, "before 'wait_header'"),
+])
+def test_microprogram_faults_stop_the_run_naming_the_line(tmp_path, body, line, words):
+    path = write_program(tmp_path, body)
+    sim = Simulation(config(mesh__size=3, microcode=str(path)))
+    with pytest.raises(SimulationError) as err:
+        sim.run(unicast([0], [0], [1], [64]))
+    assert f"{path}:{line}:" in str(err.value)
+    assert words in str(err.value)
+
+
+def test_invariant_catches_packets_delivered_at_the_wrong_node(tmp_path):
+    path = write_program(tmp_path, "  - {label: receive, op: wait_header}\n  - {op: deliver}\n"
+                                   "  - {op: wait_tail}\n  - {op: done}\n")
+    sim = Simulation(config(mesh__size=4, microcode=str(path)))
+    with pytest.raises(SimulationError, match="delivered to the wrong node"):
+        sim.run(unicast([0], [0], [2], [64]))
