@@ -203,14 +203,14 @@ class Simulation:
         wall = time.perf_counter() - loaded
         # Bring the BMU occupancy integrals up to the last tick.
         node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[S.ND_BMU_CHANGED])
-        self._raise_on_error(stats, ctx)
+        self._raise_on_error(stats, ctx, node)
         result = Result(self.config, topo, traffic, pkt[:, : int(stats[S.ST_PACKETS])],
                         dlog[:, : int(stats[S.ST_DELIVERIES])], tx, node, stats, wall, loaded - started)
         if check:
             check_invariants(result, ctx)
         return result
 
-    def _raise_on_error(self, stats: np.ndarray, ctx: np.ndarray) -> None:
+    def _raise_on_error(self, stats: np.ndarray, ctx: np.ndarray, node: np.ndarray) -> None:
         code = int(stats[S.ST_ERROR])
         if code == S.ERR_NONE:
             return
@@ -225,8 +225,13 @@ class Simulation:
                                   f"(node {node}, {who}, packet {int(stats[S.ST_ERROR_PACKET])}, "
                                   f"cycle {float(cycle):g})")
         if code == S.ERR_DEADLOCK:
-            raise SimulationError(f"deadlock: no packet moved for {self.config['run.deadlock_cycles']} cycles "
-                                  f"(at cycle {float(cycle):g}); BMUs are full around a cycle of links")
+            held = node[S.ND_BMU_USED] + node[S.ND_BMU_CREDIT]
+            full = int(np.count_nonzero(held > self.config["bmu.capacity_bytes"] - 512))
+            raise SimulationError(
+                f"deadlock: no packet moved for {self.config['run.deadlock_cycles']} cycles (at cycle "
+                f"{float(cycle):g}); {full} of {self.topology.n_nodes} BMUs are within 512 bytes of full and "
+                f"{int(node[S.ND_QUEUE_LEN].sum())} packets wait in BMU queues (raise bmu.capacity_bytes "
+                f"or lower the load)")
         if code == S.ERR_CYCLE_LIMIT:
             raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
                                   f"(stopped at cycle {float(cycle):g})")

@@ -1,0 +1,36 @@
+"""The documents that users read first agree with the code."""
+
+from pathlib import Path
+
+from harts import isa
+from harts.config import KEYS
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_readme_lists_every_config_key_with_its_default():
+    readme = (REPO / "README.md").read_text()
+    for key in KEYS:
+        assert f"| `{key.name}` | {key.default!r} |" in readme, key.name
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (REPO / "README.md").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    command = next(line.strip() for line in readme.splitlines() if "pytest" in line and "venv" in line)
+    assert command in ci
+
+
+def test_isa_document_covers_every_instruction_and_condition():
+    text = (REPO / "microcode" / "ISA.md").read_text()
+    for name in list(isa.OPCODES) + list(isa.CONDITIONS):
+        assert f"`{name}`" in text, name
+
+
+def test_default_config_file_matches_declared_defaults():
+    from harts.config import load_config
+    config = load_config(REPO / "configs" / "default.yaml")
+    for key in KEYS:
+        value = config[key.name]
+        value = value.plain() if hasattr(value, "plain") else value
+        assert value == key.default, key.name
