@@ -12,6 +12,11 @@ _PACKAGE = Path(__file__).resolve().parent
 KERNEL_MODULES = ("jit", "state", "isa", "bmu", "link", "transmitter", "network_processor", "receiver", "engine")
 
 
+def kernel_is_cached() -> bool:
+    """Whether a compiled clock loop is on disk (if not, the first run compiles it, which takes a while)."""
+    return any((_PACKAGE / "__pycache__").glob("engine.run_engine-*.nbi"))
+
+
 def drop_stale_kernel_cache() -> None:
     digest = hashlib.sha256()
     for name in KERNEL_MODULES:

@@ -60,7 +60,7 @@ def cmd_run(args) -> int:
     from .config import load_config
     from .simulation import Simulation
     config = load_config(args.config)
-    result = Simulation(config).run()
+    result = Simulation(config).run(progress=sys.stderr.isatty())
     _print(result.summary(), args.json)
     return 0
 

@@ -11,8 +11,8 @@ from .network_processor import np_send, np_step
 from .receiver import step
 from .state import (
     CX_WAKE, ERR_CYCLE_LIMIT, ERR_DEADLOCK, ND_NP_WAKE, ND_WAKE, NEVER, PK_CREATE, PK_SRC,
-    PR_DEADLOCK_CYCLES, PR_INJECTORS, PR_MAX_CYCLES, PR_PORTS, ST_ACTIVE_TICKS, ST_TIME, ST_ERROR,
-    ST_ERROR_CYCLE, ST_LAST_PROGRESS, ST_NEXT_TRAFFIC, ST_WOKEN,
+    PR_DEADLOCK_CYCLES, PR_INJECTORS, PR_MAX_CYCLES, PR_PAUSE_AT, PR_PORTS, ST_ACTIVE_TICKS, ST_TIME, ST_ERROR,
+    ST_ERROR_CYCLE, ST_LAST_PROGRESS, ST_NEXT_TRAFFIC, ST_PAUSED, ST_WOKEN,
 )
 
 
@@ -29,7 +29,8 @@ def _refresh_node_wake(ctx, node, v, per_node):
 def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nbr, axis_pos, axis_neg,
                n_traffic):
     """Simulate until every packet of the traffic (columns 0..n_traffic-1 of pkt, in creation order) and
-    everything it caused has been delivered, or until an error is recorded in stats[ST_ERROR].
+    everything it caused has been delivered, or until an error is recorded in stats[ST_ERROR], or until
+    the next tick would pass params[PR_PAUSE_AT] (stats[ST_PAUSED]; calling again resumes).
 
     Each tick visits the nodes in order and, within a node, its NP and then its receiver contexts in
     bus-slot order; a node none of whose parts is due this tick is skipped, and the clock jumps over
@@ -40,6 +41,7 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
     for v in range(n_nodes):
         _refresh_node_wake(ctx, node, v, per_node)
     c = stats[ST_TIME]
+    stats[ST_PAUSED] = 0
     while True:
         stats[ST_ACTIVE_TICKS] += 1
         stats[ST_WOKEN] = NEVER
@@ -84,3 +86,7 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
             stats[ST_TIME] = c
             return
         c = max(c + 1, following)
+        if c > params[PR_PAUSE_AT]:
+            stats[ST_TIME] = c
+            stats[ST_PAUSED] = 1
+            return

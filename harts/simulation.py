@@ -10,6 +10,7 @@ harts.engine does all per-cycle work; the invariants in harts.invariants are che
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -17,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import state as S
+from ._kernel_cache import kernel_is_cached
 from .config import Config
 from .engine import run_engine
 from .errors import SimulationError
@@ -111,6 +113,12 @@ class Result:
         }
 
 
+def _progress_bar(total_cycles: int):
+    from tqdm import tqdm
+    return tqdm(total=total_cycles, unit="cycle", unit_scale=True, desc="simulating", leave=False,
+                file=sys.stderr)
+
+
 class Simulation:
     """One configured machine: topology, microprogram and parameters, ready to run traffic."""
 
@@ -146,7 +154,14 @@ class Simulation:
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
         return p
 
-    def run(self, traffic: Traffic | None = None, check: bool = True) -> Result:
+    def run(self, traffic: Traffic | None = None, check: bool = True, progress: bool = False,
+            slice_cycles: int | None = None) -> Result:
+        """Run traffic (default: the config's) until the network is empty; check the invariants.
+
+        With ``progress``, a bar on stderr follows the simulated cycles up to the last packet's creation.
+        The kernel runs in slices of simulated time (default: 1% of the traffic's duration, at least 1000
+        cycles) so that Ctrl-C is honoured between slices.
+        """
         if traffic is None:
             traffic = build_traffic(self.config, self.topology)
         topo = self.topology
@@ -195,11 +210,26 @@ class Simulation:
 
         arguments = (self.microprogram.code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params,
                      topo.neighbours, topo.axis_positive, topo.axis_negative)
+        if not run_engine.signatures and not kernel_is_cached():
+            print("harts: compiling the simulation kernel (first run only, about 15 s)", file=sys.stderr,
+                  flush=True)
         started = time.perf_counter()
         # An empty call (no traffic) loads or compiles the kernel, so wall_seconds counts simulation only.
         run_engine(*arguments[:8], stats.copy(), *arguments[9:], 0)
         loaded = time.perf_counter()
-        run_engine(*arguments, n_traffic)
+        bpc = self.config.bytes_per_cycle
+        horizon = max(last_create, 1)
+        slice_ticks = bpc * (slice_cycles or max(1000, horizon // 100))
+        bar = _progress_bar(horizon) if progress else None
+        while True:
+            params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_ticks
+            run_engine(*arguments, n_traffic)
+            if bar is not None:
+                bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
+            if not stats[S.ST_PAUSED]:
+                break
+        if bar is not None:
+            bar.close()
         wall = time.perf_counter() - loaded
         # Bring the BMU occupancy integrals up to the last tick.
         node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[S.ND_BMU_CHANGED])

@@ -111,8 +111,9 @@ ST_LAST_PROGRESS = 12
 ST_NEXT_TRAFFIC = 13  # first traffic packet not yet handed to its NP
 ST_CUT_THROUGHS = 14
 ST_ACTIVE_TICKS = 15  # ticks the clock stopped at (the others were skipped as idle)
-ST_WOKEN = 16  # earliest wake-up given this cycle to a node the clock had already passed
-ST_ROWS = 17
+ST_WOKEN = 16  # earliest wake-up given this tick to a node the clock had already passed
+ST_PAUSED = 17  # 1 when the engine returned at PR_PAUSE_AT with work left; ST_TIME is then the next tick
+ST_ROWS = 18
 
 # error codes (ST_ERROR)
 ERR_NONE = 0
@@ -148,7 +149,8 @@ PR_NP_FORWARDS_MARKED = 16
 PR_ENTRY_RECEIVE = 17
 PR_ENTRY_INJECT = 18
 PR_SLOT_BYTES = 19
-PR_ROWS = 20
+PR_PAUSE_AT = 20  # return (to show progress, or be interrupted) before simulating past this tick
+PR_ROWS = 21
 
 
 def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
