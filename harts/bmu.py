@@ -7,9 +7,22 @@ ordered by the cycle they become ready; BMU injection contexts take them from it
 
 from .jit import kernel_part
 from .state import (
-    CX_PKT, CX_WAKE, ND_BMU_CHANGED, ND_BMU_CREDIT, ND_BMU_INTEGRAL, ND_BMU_PEAK, ND_BMU_USED,
-    ND_QUEUE_HEAD, ND_QUEUE_LEN, ND_QUEUE_TAIL, NEVER, PK_NEXT, PK_READY, PR_BMU_CAPACITY,
-    PR_INJECTORS, PR_PORTS,
+    CX_PKT,
+    CX_WAKE,
+    ND_BMU_CHANGED,
+    ND_BMU_CREDIT,
+    ND_BMU_INTEGRAL,
+    ND_BMU_PEAK,
+    ND_BMU_USED,
+    ND_QUEUE_HEAD,
+    ND_QUEUE_LEN,
+    ND_QUEUE_TAIL,
+    NEVER,
+    PK_NEXT,
+    PK_READY,
+    PR_BMU_CAPACITY,
+    PR_INJECTORS,
+    PR_PORTS,
 )
 
 

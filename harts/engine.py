@@ -10,9 +10,27 @@ from .jit import kernel_entry, kernel_part
 from .network_processor import np_send, np_step
 from .receiver import step
 from .state import (
-    CX_WAKE, ERR_CYCLE_LIMIT, ERR_DEADLOCK, ND_NP_WAKE, ND_WAKE, NEVER, PK_CREATE, PK_SRC,
-    PR_DEADLOCK_CYCLES, PR_INJECTORS, PR_MAX_CYCLES, PR_PAUSE_AT, PR_PORTS, ST_ACTIVE_TICKS, ST_TIME, ST_ERROR,
-    ST_ERROR_CYCLE, ST_LAST_PROGRESS, ST_NEXT_TRAFFIC, ST_PAUSED, ST_WOKEN,
+    CX_WAKE,
+    ERR_CYCLE_LIMIT,
+    ERR_DEADLOCK,
+    ND_NP_WAKE,
+    ND_WAKE,
+    NEVER,
+    PK_CREATE,
+    PK_SRC,
+    PR_DEADLOCK_CYCLES,
+    PR_INJECTORS,
+    PR_MAX_CYCLES,
+    PR_PAUSE_AT,
+    PR_PORTS,
+    ST_ACTIVE_TICKS,
+    ST_ERROR,
+    ST_ERROR_CYCLE,
+    ST_LAST_PROGRESS,
+    ST_NEXT_TRAFFIC,
+    ST_PAUSED,
+    ST_TIME,
+    ST_WOKEN,
 )
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 
 from . import isa
-from .errors import InputError
 from .yamlsource import Located, load_located
 
 # Operand keys each instruction requires (besides 'op') and allows.

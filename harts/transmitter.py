@@ -7,12 +7,20 @@ byte-exact, at the link rate.
 """
 
 
-from .jit import kernel_part
 from .bmu import bmu_change, bmu_free_bytes
+from .jit import kernel_part
 from .link import link_arrive
 from .state import (
-    PK_BYTES_SENT, PK_DIR, PK_HOPS, PK_LEN, PR_BUS_DELAY, PR_IDLE_GAP_BYTES, PR_PORTS,
-    TX_BYTES, TX_FREE, TX_PACKETS,
+    PK_BYTES_SENT,
+    PK_DIR,
+    PK_HOPS,
+    PK_LEN,
+    PR_BUS_DELAY,
+    PR_IDLE_GAP_BYTES,
+    PR_PORTS,
+    TX_BYTES,
+    TX_FREE,
+    TX_PACKETS,
 )
 
 
