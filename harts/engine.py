@@ -7,20 +7,22 @@ takes one controller cycle per micro-instruction.
 
 
 from .jit import kernel_entry, kernel_part
-from .network_processor import np_send, np_step
+from .network_processor import np_initiate, np_send, np_step
 from .receiver import step
 from .state import (
     CX_WAKE,
     ERR_CYCLE_LIMIT,
     ERR_DEADLOCK,
+    KIND_INITIATE,
     ND_NP_WAKE,
     ND_WAKE,
     NEVER,
     PK_CREATE,
+    PK_KIND,
     PK_SRC,
-    PR_DEADLOCK_CYCLES,
+    PR_DEADLOCK_TICKS,
     PR_INJECTORS,
-    PR_MAX_CYCLES,
+    PR_LAST_TICK,
     PR_PAUSE_AT,
     PR_PORTS,
     ST_ACTIVE_TICKS,
@@ -44,11 +46,12 @@ def _refresh_node_wake(ctx, node, v, per_node):
 
 
 @kernel_entry
-def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nbr, axis_pos, axis_neg,
+def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nbr, axis_pos, axis_neg, scratch,
                n_traffic):
     """Simulate until every packet of the traffic (columns 0..n_traffic-1 of pkt, in creation order) and
     everything it caused has been delivered, or until an error is recorded in stats[ST_ERROR], or until
-    the next tick would pass params[PR_PAUSE_AT] (stats[ST_PAUSED]; calling again resumes).
+    the next tick would pass params[PR_PAUSE_AT] (stats[ST_PAUSED]; calling again resumes). `scratch`
+    holds the send_packets of one broadcast procedure run.
 
     Each tick visits the nodes in order and, within a node, its NP and then its receiver contexts in
     bus-slot order; a node none of whose parts is due this tick is skipped, and the clock jumps over
@@ -66,7 +69,10 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and pkt[PK_CREATE, i] <= c:
             v = pkt[PK_SRC, i]
-            np_send(node, pkt, ctx, params, v, i, c)
+            if pkt[PK_KIND, i] == KIND_INITIATE:
+                np_initiate(node, pkt, ctx, stats, params, scratch, v, i, c)
+            else:
+                np_send(node, pkt, ctx, params, v, i, c)
             _refresh_node_wake(ctx, node, v, per_node)
             stats[ST_LAST_PROGRESS] = c
             i += 1
@@ -75,7 +81,7 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
         for v in range(n_nodes):
             if node[ND_WAKE, v] <= c:
                 if node[ND_NP_WAKE, v] <= c:
-                    np_step(node, pkt, ctx, dlog, stats, params, v, c)
+                    np_step(node, pkt, ctx, dlog, stats, params, scratch, v, c)
                 for ci in range(v * per_node, (v + 1) * per_node):
                     if ctx[CX_WAKE, ci] <= c:
                         step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nbr,
@@ -93,12 +99,12 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
         if following == NEVER:
             stats[ST_TIME] = c
             return
-        if c - stats[ST_LAST_PROGRESS] > params[PR_DEADLOCK_CYCLES]:
+        if c - stats[ST_LAST_PROGRESS] > params[PR_DEADLOCK_TICKS]:
             stats[ST_ERROR] = ERR_DEADLOCK
             stats[ST_ERROR_CYCLE] = c
             stats[ST_TIME] = c
             return
-        if following > params[PR_MAX_CYCLES]:
+        if following > params[PR_LAST_TICK]:
             stats[ST_ERROR] = ERR_CYCLE_LIMIT
             stats[ST_ERROR_CYCLE] = c
             stats[ST_TIME] = c

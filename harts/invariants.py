@@ -7,6 +7,7 @@ import numpy as np
 
 from . import state as S
 from .errors import SimulationError
+from .relay import COPIES
 
 
 def check_invariants(result, ctx: np.ndarray) -> None:
@@ -39,20 +40,7 @@ def check_invariants(result, ctx: np.ndarray) -> None:
         if len(longer):
             problems.append(f"{len(longer)} unicast packets took a path that is not a shortest one")
 
-    # Each broadcast worm (with the NP's re-sends of its marked copies) reaches each node on its line once.
-    worms = np.nonzero(traffic.kind == S.KIND_BROADCAST)[0]
-    if len(worms):
-        bcast_of_delivery = pk[S.PK_BCAST, dl[S.DL_PKT]]
-        for b, w in enumerate(worms):
-            got = np.sort(dl[S.DL_NODE, bcast_of_delivery == b])
-            line = []
-            v = int(traffic.source[w])
-            for _ in range(int(traffic.distance[w])):
-                v = int(topo.neighbours[v, traffic.direction[w]])
-                line.append(v)
-            if not np.array_equal(got, np.sort(np.asarray(line, dtype=np.int64))):
-                problems.append(f"broadcast worm {w} reached nodes {got.tolist()}, expected {sorted(line)}")
-                break
+    problems.extend(_broadcast_problems(result))
 
     # Bytes: every byte put on a link is taken in by the receiver at the far end, and only once.
     unequal = np.nonzero(pk[S.PK_BYTES_SENT] != pk[S.PK_BYTES_RECEIVED])[0]
@@ -84,6 +72,59 @@ def check_invariants(result, ctx: np.ndarray) -> None:
 
     if problems:
         raise SimulationError("invariant violated: " + "; ".join(problems))
+
+
+def _broadcast_problems(result) -> list[str]:
+    """Every send_packet worm is teed at consecutive nodes of its line, from its sender, and stops only
+    at distance 0 or where its forward failed (marked), and then its NP sent exactly one continuation.
+    A k-BCAST gives every node but the source exactly k copies."""
+    pk, dl, topo = result.packets, result.deliveries, result.topology
+    copies = np.nonzero(pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)[0]
+    if not len(copies):
+        return []
+    problems = []
+    record = dl[S.DL_PKT, copies]
+    index = pk[S.PK_DIST0, record] - dl[S.DL_DIST, copies]  # 1 for the first node after the sender
+    expected = topo.walk(pk[S.PK_SRC, record], pk[S.PK_DIR, record], index)
+    wrong = np.nonzero(expected != dl[S.DL_NODE, copies])[0]
+    if len(wrong):
+        w = copies[wrong[0]]
+        problems.append(f"{len(wrong)} broadcast copies reached a node off their worm's line "
+                        f"(packet {int(dl[S.DL_PKT, w])} at node {int(dl[S.DL_NODE, w])})")
+    records = np.nonzero(pk[S.PK_KIND] == S.KIND_BROADCAST)[0]
+    count = np.bincount(record, minlength=pk.shape[1])[records]
+    deepest = np.zeros(pk.shape[1], dtype=np.int64)
+    np.maximum.at(deepest, record, index)
+    deepest = deepest[records]
+    if (count != deepest).any() or (count == 0).any():
+        problems.append("a broadcast worm skipped a node of its line or reached none")
+    # Where a worm stopped short, its last copy must be marked and continued by exactly one re-send.
+    order = np.lexsort((index, record))
+    ends = np.r_[np.nonzero(np.diff(record[order]))[0], len(order) - 1]
+    last = np.full(pk.shape[1], -1, dtype=np.int64)
+    last[record[order[ends]]] = copies[order[ends]]
+    short = records[(deepest < pk[S.PK_DIST0, records]) & (count > 0)]
+    for q in short:
+        d = last[q]
+        marked = dl[S.DL_FLAGS, d] & S.FLAG_MARKED
+        continued = [c for c in np.nonzero(pk[S.PK_PARENT] == d)[0]
+                     if pk[S.PK_DIR, c] == pk[S.PK_DIR, q] and pk[S.PK_DIST0, c] == dl[S.DL_DIST, d]]
+        if not marked or len(continued) != 1:
+            problems.append(f"broadcast worm {int(q)} stopped at node {int(dl[S.DL_NODE, d])} with distance "
+                            f"{int(dl[S.DL_DIST, d])} left and was not continued once")
+            break
+    for init in np.nonzero(result.traffic.kind == S.KIND_INITIATE)[0]:
+        k = COPIES[int(result.traffic.algorithm[init])]
+        mine = copies[pk[S.PK_BCAST, record] == pk[S.PK_BCAST, init]]
+        per_node = np.bincount(dl[S.DL_NODE, mine], minlength=topo.n_nodes)
+        source = int(result.traffic.source[init])
+        others = np.delete(per_node, source)
+        if per_node[source] != 0 or (others != k).any():
+            bad = int(np.nonzero(per_node != np.where(np.arange(topo.n_nodes) == source, 0, k))[0][0])
+            problems.append(f"broadcast {int(init)} ({k} copies expected) gave node {bad} "
+                            f"{int(per_node[bad])} copies")
+            break
+    return problems
 
 
 def _inherited_hop_bytes(pk: np.ndarray, dl: np.ndarray) -> int:

@@ -1,78 +1,76 @@
-"""Network processor (NP): hands the node's packets to the BMU and takes the copies the BMU delivers.
+"""Network processor (NP): hands the node's packets to the BMU and runs the broadcast procedures on the
+copies the BMU delivers.
 
-The NP is one serial processor per node. Sending costs PR_NP_SEND cycles per packet and taking a
-delivered broadcast copy costs PR_NP_RECEIVE; a broadcast copy delivered with the 'marked' header flag
-(its forward reservation failed) is sent on by the NP in the direction it was travelling, with the
-distance left in its header, which completes the RELAY primitive.
+The NP is one serial processor per node: each delivered broadcast copy occupies it for PR_NP_RECEIVE
+ticks, in the order the copies arrive. It then runs the copy's relay procedure (harts.relay) and, if
+the copy arrived *marked* (its forward reservation failed), also sends it on in the direction it was
+travelling with the distance left, which completes the RELAY primitive. send_packet is non-blocking:
+a packet reaches the BMU PR_NP_SEND ticks after the NP issued it, without holding the NP, and all the
+send_packets of one procedure run go together, so the six links transmit in parallel.
 """
-
 
 from .bmu import bmu_enqueue
 from .jit import kernel_part
+from .relay import SEND_DIRECTION, SEND_DISTANCE, SEND_STEP, SEND_TAG, bcast_init, relay
 from .state import (
-    DL_CUTS,
-    DL_DIR,
-    DL_DIST,
-    DL_FLAGS,
-    DL_HOPS,
-    DL_NEXT,
-    DL_NODE,
-    DL_PKT,
-    DL_STORES,
-    DL_TIME,
-    ERR_LOG_FULL,
-    ERR_POOL_FULL,
-    FLAG_MARKED,
-    KIND_BROADCAST,
-    ND_INBOX_HEAD,
-    ND_INBOX_TAIL,
-    ND_NP_FREE,
-    ND_NP_WAKE,
-    NEVER,
-    PK_BCAST,
-    PK_CREATE,
-    PK_CUTS,
-    PK_DELIVERIES,
-    PK_DIR,
-    PK_DIST,
-    PK_DST,
-    PK_HOPS,
-    PK_KIND,
-    PK_LEN,
-    PK_NEXT,
-    PK_PARENT,
-    PK_READY,
-    PK_ROWS,
-    PK_SRC,
-    PK_STEP,
-    PK_STORES,
-    PK_TAG,
-    PR_BMU_SETUP,
-    PR_NP_FORWARDS_MARKED,
-    PR_NP_RECEIVE,
-    PR_NP_SEND,
-    ST_DELIVERIES,
-    ST_ERROR,
-    ST_ERROR_CYCLE,
-    ST_ERROR_PACKET,
-    ST_LAST_PROGRESS,
-    ST_PACKETS,
+    DL_CUTS, DL_DIR, DL_DIST, DL_FLAGS, DL_HOPS, DL_NEXT, DL_NODE, DL_PKT, DL_STORES, DL_TIME, ERR_LOG_FULL,
+    ERR_POOL_FULL, FLAG_MARKED, KIND_BROADCAST, ND_INBOX_HEAD, ND_INBOX_TAIL, ND_NP_FREE, ND_NP_WAKE, NEVER,
+    PK_ALGORITHM, PK_BCAST, PK_CREATE, PK_CUTS, PK_DELIVERIES, PK_DIR, PK_DIST, PK_DIST0, PK_DST, PK_HOPS,
+    PK_KIND, PK_LEN, PK_NEXT, PK_PARENT, PK_READY, PK_ROWS, PK_SRC, PK_STEP, PK_STORES, PK_TAG,
+    PR_BMU_SETUP, PR_MESH_SIZE, PR_NP_RECEIVE, PR_NP_SEND, ST_DELIVERIES, ST_ERROR, ST_ERROR_CYCLE,
+    ST_ERROR_PACKET, ST_LAST_PROGRESS, ST_PACKETS,
 )
 
 
 @kernel_part
-def np_send(node, pkt, ctx, params, v, p, c):
-    """The NP of node v is asked at tick c to send packet p; it reaches the BMU's ready queue in order."""
-    start = max(c, node[ND_NP_FREE, v])
-    handed = start + params[PR_NP_SEND]
-    node[ND_NP_FREE, v] = handed
+def _hand_over(node, pkt, ctx, params, v, p, handed, c):
     pkt[PK_READY, p] = handed + params[PR_BMU_SETUP]
     bmu_enqueue(node, pkt, ctx, params, v, p, c)
 
 
 @kernel_part
+def np_send(node, pkt, ctx, params, v, p, c):
+    """The NP of node v issues send_packet for unicast packet p at tick c."""
+    _hand_over(node, pkt, ctx, params, v, p, c + params[PR_NP_SEND], c)
+
+
+@kernel_part
+def np_initiate(node, pkt, ctx, stats, params, scratch, v, init, c):
+    """The NP of node v starts broadcast `init` (a KIND_INITIATE traffic record) with BCAST_INIT."""
+    handed = c + params[PR_NP_SEND]
+    count = bcast_init(pkt[PK_ALGORITHM, init], params[PR_MESH_SIZE], scratch)
+    _send_all(node, pkt, ctx, stats, params, scratch, count, v, init, -1, 0, 0, 0, handed, c)
+
+
+@kernel_part
+def _send_all(node, pkt, ctx, stats, params, scratch, count, v, model, parent, hops, cuts, stores, handed, c):
+    """Create one packet record per row of scratch (copying length, algorithm and broadcast id from
+    `model`) and hand them all to the BMU at `handed`."""
+    for s in range(count):
+        q = new_packet(pkt, stats, c)
+        if q < 0:
+            return
+        pkt[PK_SRC, q] = v
+        pkt[PK_DST, q] = -1
+        pkt[PK_LEN, q] = pkt[PK_LEN, model]
+        pkt[PK_KIND, q] = KIND_BROADCAST
+        pkt[PK_ALGORITHM, q] = pkt[PK_ALGORITHM, model]
+        pkt[PK_BCAST, q] = pkt[PK_BCAST, model]
+        pkt[PK_DIR, q] = scratch[s, SEND_DIRECTION]
+        pkt[PK_DIST, q] = scratch[s, SEND_DISTANCE]
+        pkt[PK_DIST0, q] = scratch[s, SEND_DISTANCE]
+        pkt[PK_STEP, q] = scratch[s, SEND_STEP]
+        pkt[PK_TAG, q] = scratch[s, SEND_TAG]
+        pkt[PK_PARENT, q] = parent
+        pkt[PK_HOPS, q] = hops
+        pkt[PK_CUTS, q] = cuts
+        pkt[PK_STORES, q] = stores
+        _hand_over(node, pkt, ctx, params, v, q, handed, c)
+
+
+@kernel_part
 def log_delivery(dlog, node, pkt, stats, params, v, p, time, hops, cuts, stores, dist, flags, direction, c):
-    """Record that a copy of packet p reaches the NP of node v at byte-time `time`."""
+    """Record that a copy of packet p reaches the NP of node v at tick `time`."""
     d = stats[ST_DELIVERIES]
     if d >= dlog.shape[1]:
         stats[ST_ERROR] = ERR_LOG_FULL
@@ -110,8 +108,8 @@ def log_delivery(dlog, node, pkt, stats, params, v, p, time, hops, cuts, stores,
 
 
 @kernel_part
-def np_step(node, pkt, ctx, dlog, stats, params, v, c):
-    """Let the NP of node v handle the delivered broadcast copies that have arrived by tick c."""
+def np_step(node, pkt, ctx, dlog, stats, params, scratch, v, c):
+    """Let the NP of node v run the procedures for the broadcast copies delivered by tick c."""
     while True:
         d = node[ND_INBOX_HEAD, v]
         if d < 0:
@@ -124,27 +122,25 @@ def np_step(node, pkt, ctx, dlog, stats, params, v, c):
         node[ND_INBOX_HEAD, v] = dlog[DL_NEXT, d]
         if dlog[DL_NEXT, d] < 0:
             node[ND_INBOX_TAIL, v] = -1
-        node[ND_NP_FREE, v] = c + params[PR_NP_RECEIVE]
-        if (params[PR_NP_FORWARDS_MARKED] != 0 and dlog[DL_FLAGS, d] & FLAG_MARKED != 0
-                and dlog[DL_DIST, d] > 0):
-            parent = dlog[DL_PKT, d]
-            q = new_packet(pkt, stats, c)
-            if q < 0:
-                return
-            pkt[PK_SRC, q] = v
-            pkt[PK_DST, q] = -1
-            pkt[PK_LEN, q] = pkt[PK_LEN, parent]
-            pkt[PK_KIND, q] = KIND_BROADCAST
-            pkt[PK_DIST, q] = dlog[DL_DIST, d]
-            pkt[PK_DIR, q] = dlog[DL_DIR, d]
-            pkt[PK_STEP, q] = pkt[PK_STEP, parent]
-            pkt[PK_TAG, q] = pkt[PK_TAG, parent]
-            pkt[PK_BCAST, q] = pkt[PK_BCAST, parent]
-            pkt[PK_PARENT, q] = d
-            pkt[PK_HOPS, q] = dlog[DL_HOPS, d]
-            pkt[PK_CUTS, q] = dlog[DL_CUTS, d]
-            pkt[PK_STORES, q] = dlog[DL_STORES, d] + 1
-            np_send(node, pkt, ctx, params, v, q, node[ND_NP_FREE, v])
+        decided = c + params[PR_NP_RECEIVE]
+        p = dlog[DL_PKT, d]
+        distance = dlog[DL_DIST, d]
+        direction = dlog[DL_DIR, d]
+        count = 0
+        if dlog[DL_FLAGS, d] & FLAG_MARKED != 0 and distance > 0:
+            # RELAY's forward failed at the link level: the NP sends the copy on itself.
+            scratch[0, SEND_DIRECTION] = direction
+            scratch[0, SEND_DISTANCE] = distance
+            scratch[0, SEND_STEP] = pkt[PK_STEP, p]
+            scratch[0, SEND_TAG] = pkt[PK_TAG, p]
+            count = 1
+        count += relay(pkt[PK_ALGORITHM, p], pkt[PK_STEP, p], pkt[PK_TAG, p], distance, direction,
+                       params[PR_MESH_SIZE], scratch[count:])
+        node[ND_NP_FREE, v] = decided
+        if count > 0:
+            handed = decided + params[PR_NP_SEND]
+            _send_all(node, pkt, ctx, stats, params, scratch, count, v, p, d, dlog[DL_HOPS, d],
+                      dlog[DL_CUTS, d], dlog[DL_STORES, d] + 1, handed, c)
 
 
 @kernel_part

@@ -147,11 +147,10 @@ class Simulation:
         p[S.PR_DELIVER] = c["timing.deliver_cycles"] * bpc
         p[S.PR_PORTS] = self.topology.n_ports
         p[S.PR_INJECTORS] = c["bmu.injection_contexts"]
-        p[S.PR_AXES] = self.topology.n_axes
-        p[S.PR_DEADLOCK_CYCLES] = c["run.deadlock_cycles"] * bpc
-        p[S.PR_NP_FORWARDS_MARKED] = 1
+        p[S.PR_DEADLOCK_TICKS] = c["run.deadlock_cycles"] * bpc
         p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
+        p[S.PR_MESH_SIZE] = self.topology.size
         return p
 
     def run(self, traffic: Traffic | None = None, check: bool = True, progress: bool = False,
@@ -166,10 +165,14 @@ class Simulation:
             traffic = build_traffic(self.config, self.topology)
         topo = self.topology
         n_traffic = len(traffic)
-        n_broadcast = int(np.count_nonzero(traffic.kind == S.KIND_BROADCAST))
-        longest_worm = int(traffic.distance.max()) if n_traffic else 0
-        # NP re-sends of marked broadcast copies need fresh records; each delivery can cause at most one.
-        spare = 64 + 8 * n_broadcast * topo.n_nodes
+        worms = traffic.kind == S.KIND_BROADCAST
+        initiations = traffic.kind == S.KIND_INITIATE
+        unicast = traffic.kind == S.KIND_UNICAST
+        n_worms = int(worms.sum())
+        n_initiations = int(initiations.sum())
+        # Records the NPs create: a broadcast sends at most k(N-1) copies and each copy causes a few
+        # send_packets (relay procedure, and a re-send when it arrived marked).
+        spare = 64 + 8 * topo.n_nodes * (n_worms + 6 * n_initiations)
         pkt = S.table(S.PK_ROWS, n_traffic + spare)
         pkt[S.PK_NEXT] = -1
         pkt[S.PK_PARENT] = -1
@@ -180,11 +183,12 @@ class Simulation:
         pkt[S.PK_KIND, :n_traffic] = traffic.kind
         pkt[S.PK_DIR, :n_traffic] = traffic.direction
         pkt[S.PK_DIST, :n_traffic] = traffic.distance
+        pkt[S.PK_DIST0, :n_traffic] = traffic.distance
+        pkt[S.PK_ALGORITHM, :n_traffic] = traffic.algorithm
         pkt[S.PK_CREATE, :n_traffic] = traffic.create * self.config.bytes_per_cycle
-        broadcast = traffic.kind == S.KIND_BROADCAST
-        pkt[S.PK_BCAST, :n_traffic][broadcast] = np.arange(n_broadcast)
+        broadcast = ~unicast
+        pkt[S.PK_BCAST, :n_traffic][broadcast] = np.arange(int(broadcast.sum()))
         tags = S.table(topo.n_axes, pkt.shape[1])
-        unicast = ~broadcast
         if unicast.any():
             tags[:, :n_traffic][:, unicast] = topo.routing_tags_many(traffic.source[unicast],
                                                                      traffic.destination[unicast]).T
@@ -200,16 +204,18 @@ class Simulation:
         for row in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
             node[row] = -1
         node[S.ND_NP_WAKE] = S.NEVER
-        log_size = int(np.count_nonzero(unicast)) + (n_broadcast + spare) * max(longest_worm, 1) + 64
+        longest_worm = int(traffic.distance.max()) if n_worms else 0
+        log_size = int(unicast.sum()) + n_worms * longest_worm + 6 * n_initiations * topo.n_nodes + 64
         dlog = S.table(S.DL_ROWS, log_size)
         stats = S.table(S.ST_ROWS, 1)[:, 0].copy()
         stats[S.ST_PACKETS] = n_traffic
         params = self.params.copy()
         last_create = int(traffic.create[-1]) if n_traffic else 0
-        params[S.PR_MAX_CYCLES] = (last_create + self.config["run.drain_cycles"]) * self.config.bytes_per_cycle
+        params[S.PR_LAST_TICK] = (last_create + self.config["run.drain_cycles"]) * self.config.bytes_per_cycle
 
         arguments = (self.microprogram.code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params,
-                     topo.neighbours, topo.axis_positive, topo.axis_negative)
+                     topo.neighbours, topo.axis_positive, topo.axis_negative,
+                     np.zeros((8, 4), dtype=np.int64))
         if not run_engine.signatures and not kernel_is_cached():
             print("harts: compiling the simulation kernel (first run only, about 15 s)", file=sys.stderr,
                   flush=True)

@@ -13,7 +13,7 @@ import numpy as np
 NEVER = np.int64(2**62)  # a wake-up cycle that never comes
 
 # ---- packets (one column per packet record: a unicast packet, or one send_packet worm) -----------------
-PK_SRC = 0  # node whose NP originated this packet record
+PK_SRC = 0  # node whose NP sent this packet record
 PK_DST = 1  # destination node (unicast) or -1
 PK_LEN = 2  # length M in bytes, header included
 PK_KIND = 3  # KIND_UNICAST or KIND_BROADCAST
@@ -23,7 +23,7 @@ PK_FLAGS = 6  # header flag bits (FLAG_MARKED)
 PK_STEP = 7  # broadcast step field (NP layer)
 PK_TAG = 8  # broadcast tag field (NP layer)
 PK_BCAST = 9  # broadcast id, -1 for unicast
-PK_PARENT = 10  # the delivery (log index) whose relay created this record, -1 if none
+PK_PARENT = 10  # the delivery (log index) whose NP sent this record, -1 if none
 PK_CREATE = 11  # tick at which the NP was asked to send it
 PK_READY = 12  # tick from which the BMU may hand it to an injection context
 PK_NEXT = 13  # link in whichever queue holds the packet (BMU ready queue, receiver pending list)
@@ -35,10 +35,13 @@ PK_BYTES_SENT = 18  # bytes put on links (M per hop)
 PK_BYTES_RECEIVED = 19  # bytes taken in by receivers (M per hop when nothing is lost)
 PK_DELIVERIES = 20  # deliveries to nodes
 PK_IN_BMU = 21  # 1 from 'store' until an injection context takes it from the ready queue
-PK_ROWS = 22
+PK_ALGORITHM = 22  # broadcast procedure the NPs run on its copies (relay.ALGORITHMS), 0 for none
+PK_DIST0 = 23  # distance it was sent with
+PK_ROWS = 24
 
 KIND_UNICAST = 0
-KIND_BROADCAST = 1
+KIND_BROADCAST = 1  # a send_packet worm
+KIND_INITIATE = 2  # traffic only: the NP runs BCAST_INIT of PK_ALGORITHM (never put on a link itself)
 FLAG_MARKED = 1
 
 # ---- receiver contexts: P link receivers then B BMU injection contexts per node --------------------
@@ -142,15 +145,14 @@ PR_NP_RECEIVE = 9
 PR_DELIVER = 10
 PR_PORTS = 11
 PR_INJECTORS = 12
-PR_AXES = 13
-PR_MAX_CYCLES = 14
-PR_DEADLOCK_CYCLES = 15
-PR_NP_FORWARDS_MARKED = 16
-PR_ENTRY_RECEIVE = 17
-PR_ENTRY_INJECT = 18
-PR_SLOT_BYTES = 19
-PR_PAUSE_AT = 20  # return (to show progress, or be interrupted) before simulating past this tick
-PR_ROWS = 21
+PR_LAST_TICK = 13
+PR_DEADLOCK_TICKS = 14
+PR_ENTRY_RECEIVE = 15
+PR_ENTRY_INJECT = 16
+PR_SLOT_BYTES = 17
+PR_PAUSE_AT = 18  # return (to show progress, or be interrupted) before simulating past this tick
+PR_MESH_SIZE = 19  # n, which the broadcast procedures use
+PR_ROWS = 20
 
 
 def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:

@@ -73,6 +73,16 @@ class Topology:
                 raise ValueError(f"{what} node out of range 0..{n - 1}")
         return self._offset_tags[(dst - src) % n]
 
+    def walk(self, start: np.ndarray, direction: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        """Node reached from each ``start`` after ``steps`` hops along ``direction`` (vectorised)."""
+        node = np.array(start, dtype=np.int64, copy=True)
+        direction = np.asarray(direction, dtype=np.int64)
+        steps = np.asarray(steps, dtype=np.int64)
+        for s in range(int(steps.max(initial=0))):
+            moving = steps > s
+            node[moving] = self.neighbours[node[moving], direction[moving]]
+        return node
+
     def distance(self, src: int, dst: int) -> int:
         """Hop count of the shortest route from ``src`` to ``dst``."""
         return int(np.abs(self.routing_tags(src, dst)).sum())

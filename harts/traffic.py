@@ -11,14 +11,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import Config
-from .state import KIND_BROADCAST, KIND_UNICAST
+from .state import KIND_BROADCAST, KIND_INITIATE, KIND_UNICAST
 from .topology import Topology
 from .yamlsource import Located
 
 
 @dataclass
 class Traffic:
-    """Packets in creation order. Broadcast worms have destination -1 and a direction and distance."""
+    """Packets in creation order. Broadcast worms have destination -1, a direction and a distance;
+    broadcast initiations (KIND_INITIATE) have an algorithm (harts.relay.ALGORITHMS)."""
 
     create: np.ndarray
     source: np.ndarray
@@ -27,6 +28,7 @@ class Traffic:
     kind: np.ndarray
     direction: np.ndarray
     distance: np.ndarray
+    algorithm: np.ndarray
 
     def __len__(self) -> int:
         return len(self.create)
@@ -41,7 +43,7 @@ class Traffic:
 
 def _empty() -> Traffic:
     z = np.zeros(0, dtype=np.int64)
-    return Traffic(z, z, z, z, z, z, z)
+    return Traffic(z, z, z, z, z, z, z, z)
 
 
 def unicast(create, source, destination, length) -> Traffic:
@@ -49,7 +51,7 @@ def unicast(create, source, destination, length) -> Traffic:
     k = len(create)
     return Traffic(create, np.asarray(source, np.int64), np.asarray(destination, np.int64),
                    np.asarray(length, np.int64), np.full(k, KIND_UNICAST, np.int64),
-                   np.zeros(k, np.int64), np.zeros(k, np.int64))
+                   np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64))
 
 
 def broadcast_worms(create, source, direction, distance, length) -> Traffic:
@@ -57,7 +59,17 @@ def broadcast_worms(create, source, direction, distance, length) -> Traffic:
     k = len(create)
     return Traffic(create, np.asarray(source, np.int64), np.full(k, -1, np.int64),
                    np.asarray(length, np.int64), np.full(k, KIND_BROADCAST, np.int64),
-                   np.asarray(direction, np.int64), np.asarray(distance, np.int64))
+                   np.asarray(direction, np.int64), np.asarray(distance, np.int64), np.zeros(k, np.int64))
+
+
+def broadcasts(create, source, algorithm, length) -> Traffic:
+    """Broadcasts of a whole algorithm: the source's NP runs BCAST_INIT at `create` (in cycles)."""
+    create = np.asarray(create, dtype=np.int64)
+    k = len(create)
+    return Traffic(create, np.asarray(source, np.int64), np.full(k, -1, np.int64),
+                   np.asarray(length, np.int64), np.full(k, KIND_INITIATE, np.int64),
+                   np.zeros(k, np.int64), np.zeros(k, np.int64),
+                   np.broadcast_to(np.asarray(algorithm, np.int64), (k,)).copy())
 
 
 def _records(config: Config, name: str, fields: dict[str, tuple[int, int]]) -> dict[str, list]:
