@@ -33,12 +33,22 @@ class EngineCopy:
     marked: bool  # its forward failed and the NP sent it on
 
 
+@dataclass(frozen=True)
+class Worm:
+    """One send_packet of the broadcast: it left `sender` in `direction` and was received by `hops` nodes."""
+
+    sender: int
+    direction: int
+    hops: int
+
+
 @dataclass
 class BroadcastRun:
     algorithm: str
     source: int
     length: int
     copies: list[EngineCopy]
+    worms: list[Worm]
     result: Result
 
     @property
@@ -78,10 +88,17 @@ class BroadcastRun:
                                                          else self.algorithm]],
             "copies_per_node_min": min(counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source),
             "copies_per_node_max": max(counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source),
-            "copies": len(self.copies),
+            "copies_total": len(self.copies),
             "transmissions_max": max(c.transmissions for c in self.copies),
             "marked_copies": sum(c.marked for c in self.copies),
         }
+
+
+def engine_worms(result: Result, broadcast_id: int) -> list[Worm]:
+    pk, dl = result.packets, result.deliveries
+    received = np.bincount(dl[S.DL_PKT], minlength=pk.shape[1])
+    records = np.nonzero((pk[S.PK_KIND] == S.KIND_BROADCAST) & (pk[S.PK_BCAST] == broadcast_id))[0]
+    return [Worm(int(pk[S.PK_SRC, q]), int(pk[S.PK_DIR, q]), int(received[q])) for q in records]
 
 
 def engine_copies(result: Result, broadcast_id: int) -> list[EngineCopy]:
@@ -132,5 +149,6 @@ def run_broadcast(config: Config, algorithm: str, source: int = 0, length: int =
     traffic = Traffic.concatenate([broadcasts([when], [source], [procedure], [length]), background])
     result = sim.run(traffic, progress=progress)
     index = int(np.nonzero(traffic.kind == S.KIND_INITIATE)[0][0])
-    copies = engine_copies(result, int(result.packets[S.PK_BCAST, index]))
-    return BroadcastRun(algorithm, source, length, copies, result)
+    broadcast_id = int(result.packets[S.PK_BCAST, index])
+    return BroadcastRun(algorithm, source, length, engine_copies(result, broadcast_id),
+                        engine_worms(result, broadcast_id), result)

@@ -1,4 +1,4 @@
-"""Command line: harts run | calibrate | bench. Bad input ends in one line and exit code 2."""
+"""Command line: harts run | calibrate | broadcast | bench. Bad input ends in one line and exit code 2."""
 
 from __future__ import annotations
 
@@ -21,6 +21,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return value
 
 
@@ -96,6 +106,34 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_broadcast(args) -> int:
+    from .broadcast import run_broadcast
+    config = _config(args.config)
+    if args.size is not None:
+        config = config.with_values(mesh__size=args.size)
+    n_nodes = 3 * config["mesh.size"] * (config["mesh.size"] - 1) + 1
+    if not 0 <= args.source < n_nodes:
+        raise InputError(f"harts broadcast: --source must be a node of E-{config['mesh.size']} "
+                         f"(0..{n_nodes - 1}), got {args.source}")
+    if args.length < config["timing.header_bytes"]:
+        raise InputError(f"harts broadcast: --length must be at least the header "
+                         f"({config['timing.header_bytes']} bytes), got {args.length}")
+    run = run_broadcast(config, args.algorithm, source=args.source, length=args.length,
+                        progress=sys.stderr.isatty())
+    data = run.summary()
+    if args.plot:
+        from .plot import plot_broadcast
+        plot_broadcast(run, args.plot)
+        data["plot"] = args.plot
+    if args.json:
+        data["copies"] = [{"node": c.node, "arrival_cycles": float(c.arrival), "path": list(c.path),
+                                "transmissions": c.transmissions, "cut_throughs": c.cut_throughs,
+                                "marked": c.marked}
+                               for c in sorted(run.copies, key=lambda c: (c.arrival, c.node))]
+    _print(data, args.json)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="harts", description="Cycle-accurate emulator of the HARTS routing controller.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -109,6 +147,18 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--config", help="YAML config (default: built-in defaults, E-5)")
     cal.add_argument("--json", action="store_true")
     cal.set_defaults(func=cmd_calibrate)
+
+    from .broadcast import ALGORITHM_CHOICES
+    bcast = sub.add_parser("broadcast", help="run one broadcast and report its latency and copies")
+    bcast.add_argument("--algorithm", required=True, choices=ALGORITHM_CHOICES)
+    bcast.add_argument("--size", type=_mesh_size, help="mesh size n (default: the config's mesh.size)")
+    bcast.add_argument("--source", type=_non_negative_int, default=0)
+    bcast.add_argument("--length", type=_positive_int, default=64, help="packet length M in bytes")
+    bcast.add_argument("--config", help="YAML config; its traffic, if any, runs in the background and the "
+                                        "broadcast starts at run.warmup_cycles")
+    bcast.add_argument("--json", action="store_true", help="also list every copy: node, arrival, path")
+    bcast.add_argument("--plot", metavar="FILE.png", help="draw the broadcast tree on the mesh")
+    bcast.set_defaults(func=cmd_broadcast)
 
     bench = sub.add_parser("bench", help="node-cycles per second under uniform Poisson unicast traffic")
     bench.add_argument("--size", type=_mesh_size, default=9)

@@ -134,3 +134,16 @@ def test_main_returns_2_for_bad_microcode(tmp_path, capsys):
     assert main(["run", str(cfg)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"harts: error: {prog}:5: unknown instruction 'teleport'")
+
+
+@pytest.mark.parametrize("args,words", [
+    (["broadcast", "--algorithm", "7bcast", "--size", "4"], "invalid choice"),
+    (["broadcast", "--algorithm", "sbcast", "--size", "4", "--source", "37"], "--source must be a node of E-4"),
+    (["broadcast", "--algorithm", "sbcast", "--size", "4", "--length", "3"], "--length must be at least"),
+    (["broadcast", "--algorithm", "sbcast", "--size", "x"], "expected a positive integer"),
+])
+def test_broadcast_arguments(args, words):
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], proc.stderr

@@ -44,3 +44,34 @@ def test_bench_reports_node_cycles_per_second():
     assert data["nodes"] == 37
     assert data["node_cycles_per_second"] > 0
     assert "kernel_startup_seconds" in data
+
+
+def test_broadcast_command_lists_every_copy_with_its_path():
+    data = json.loads(harts("broadcast", "--algorithm", "3bcast", "--size", "4", "--source", "5",
+                            "--length", "128", "--json"))
+    assert data["copies_per_node_min"] == data["copies_per_node_max"] == data["copies_expected_per_node"] == 3
+    assert len(data["copies"]) == 3 * 36
+    n = 4
+    steps = {1, 3 * n - 1, 3 * n - 2}
+    N = 3 * n * (n - 1) + 1
+    for copy in data["copies"]:
+        path = copy["path"]
+        assert path[0] == 5 and path[-1] == copy["node"]
+        assert all((b - a) % N in steps or (a - b) % N in steps for a, b in zip(path, path[1:]))
+        assert copy["arrival_cycles"] <= data["latency_cycles"]
+    assert max(c["arrival_cycles"] for c in data["copies"]) == data["latency_cycles"]
+    text = harts("broadcast", "--algorithm", "sbcast", "--size", "5")
+    assert "latency_cycles" in text and "mean_delivery_cycles" in text
+
+
+def test_broadcast_plot_is_written(tmp_path):
+    out = tmp_path / "tree.png"
+    harts("broadcast", "--algorithm", "2bcast", "--size", "4", "--plot", str(out))
+    import matplotlib.image
+    image = matplotlib.image.imread(out)
+    assert image.shape[0] > 500 and image.shape[1] > 500
+    # orange first-hop arrows and blue cut-through arrows are both drawn
+    rgb = (image[..., :3] * 255).astype(int)
+    orange = ((abs(rgb[..., 0] - 255) < 30) & (abs(rgb[..., 1] - 127) < 30) & (rgb[..., 2] < 60)).sum()
+    blue = ((rgb[..., 0] < 60) & (abs(rgb[..., 1] - 119) < 30) & (rgb[..., 2] > 150)).sum()
+    assert orange > 500 and blue > 500
