@@ -13,14 +13,7 @@ from .relay import ALGORITHMS, COPIES
 from .simulation import Result, Simulation
 from .traffic import Traffic, broadcasts, build_traffic
 
-# SFBCAST is SBCAST's tree with every hop stored and forwarded (paper, section 5).
-ALGORITHM_CHOICES = ("sbcast", "2bcast", "3bcast", "4bcast", "5bcast", "6bcast", "sfbcast", "hamiltonian")
-
-
-def procedure_and_microcode(algorithm: str, config: Config) -> tuple[int, Config]:
-    if algorithm == "sfbcast":
-        return ALGORITHMS["sbcast"], config.with_values(microcode="store_and_forward")
-    return ALGORITHMS[algorithm], config
+ALGORITHM_CHOICES = tuple(ALGORITHMS)
 
 
 @dataclass(frozen=True)
@@ -84,8 +77,7 @@ class BroadcastRun:
             "length": self.length,
             "latency_cycles": float(self.latency),
             "mean_delivery_cycles": float(self.mean_delivery_time),
-            "copies_expected_per_node": COPIES[ALGORITHMS["sbcast" if self.algorithm == "sfbcast"
-                                                         else self.algorithm]],
+            "copies_expected_per_node": COPIES[ALGORITHMS[self.algorithm]],
             "copies_per_node_min": min(counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source),
             "copies_per_node_max": max(counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source),
             "copies_total": len(self.copies),
@@ -142,7 +134,7 @@ def run_broadcast(config: Config, algorithm: str, source: int = 0, length: int =
                   at_cycle: int | None = None, progress: bool = False) -> BroadcastRun:
     """One broadcast on the network the config describes (idle, or with the config's traffic in the
     background; the broadcast then starts at run.warmup_cycles unless `at_cycle` says otherwise)."""
-    procedure, config = procedure_and_microcode(algorithm, config)
+    procedure = ALGORITHMS[algorithm]
     sim = Simulation(config)
     background = build_traffic(config, sim.topology)
     when = config["run.warmup_cycles"] if at_cycle is None else at_cycle

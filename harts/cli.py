@@ -1,10 +1,12 @@
-"""Command line: harts run | calibrate | broadcast | bench. Bad input ends in one line and exit code 2."""
+"""Command line: harts run | calibrate | broadcast | figure | reproduce | bench.
+Bad input ends in one line and exit code 2."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 
 from .errors import InputError, SimulationError
 
@@ -134,6 +136,43 @@ def cmd_broadcast(args) -> int:
     return 0
 
 
+def _figures(args, numbers: list[int]) -> int:
+    from pathlib import Path
+
+    from .figures import reproduce
+    started = time.perf_counter()
+    try:
+        written = reproduce(numbers, Path(args.results), quick=args.quick, resume=args.resume,
+                            workers=args.workers, dask_scheduler=args.dask_scheduler,
+                            progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"harts: interrupted; finished points are in {args.results}/points, rerun with --resume "
+              f"to run only what is missing", file=sys.stderr)
+        return 130
+    for number, files in written.items():
+        print(f"Fig. {number}: {files['png']}  {files['csv']}")
+    print(f"wall time {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+def cmd_figure(args) -> int:
+    return _figures(args, [args.number])
+
+
+def cmd_reproduce(args) -> int:
+    return _figures(args, [10, 11, 12, 13, 14])
+
+
+def _sweep_options(parser) -> None:
+    parser.add_argument("--quick", action="store_true", help="low precision: for CI and first tries")
+    parser.add_argument("--resume", action="store_true", help="run only the points not in --results yet")
+    parser.add_argument("--results", default="harts-results", help="results directory (default: %(default)s)")
+    parser.add_argument("--workers", type=_positive_int, help="local processes (default: all cores)")
+    parser.add_argument("--dask-scheduler", metavar="ADDRESS",
+                        help="run the points on an existing Dask distributed cluster instead")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="harts", description="Cycle-accurate emulator of the HARTS routing controller.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -159,6 +198,15 @@ def build_parser() -> argparse.ArgumentParser:
     bcast.add_argument("--json", action="store_true", help="also list every copy: node, arrival, path")
     bcast.add_argument("--plot", metavar="FILE.png", help="draw the broadcast tree on the mesh")
     bcast.set_defaults(func=cmd_broadcast)
+
+    figure = sub.add_parser("figure", help="reproduce one of the paper's Figs 10-14 (PNG and CSV)")
+    figure.add_argument("number", type=int, choices=[10, 11, 12, 13, 14])
+    _sweep_options(figure)
+    figure.set_defaults(func=cmd_figure)
+
+    again = sub.add_parser("reproduce", help="reproduce all of the paper's Figs 10-14")
+    _sweep_options(again)
+    again.set_defaults(func=cmd_reproduce)
 
     bench = sub.add_parser("bench", help="node-cycles per second under uniform Poisson unicast traffic")
     bench.add_argument("--size", type=_mesh_size, default=9)

@@ -2,7 +2,9 @@
 
 BCAST_INIT and the relay procedures of SBCAST, 2-, 3-, 4-, 5- and 6-BCAST are one function deciding on
 the broadcast type, as the paper remarks they can be; Algorithm A is one send_packet around a
-Hamiltonian cycle. Directions are relative to `from_direction`, the direction the copy was travelling:
+Hamiltonian cycle. SFBCAST (section 5) is SBCAST's tree with every hop store-and-forward: each
+send_packet goes one hop and carries in its tag how many more hops SBCAST's packet would have gone, so
+the NP of every node on the way stores and sends it on, while other traffic still cuts through. Directions are relative to `from_direction`, the direction the copy was travelling:
 left = from + 1, right = from - 1 (mod 6). A procedure writes its send_packet calls into `sends`, one row
 each: (direction, distance, step, tag).
 """
@@ -12,10 +14,11 @@ from .jit import kernel_part
 NO_PROCEDURE = 0  # a bare send_packet worm: only RELAY, no relay procedure
 SBCAST = 1  # k = 1; 2..6 are k-BCAST with k copies
 HAMILTONIAN = 7  # Algorithm A
+SFBCAST = 8  # SBCAST's tree with every hop stored and forwarded by the NP
 
 ALGORITHMS = {"sbcast": SBCAST, "2bcast": 2, "3bcast": 3, "4bcast": 4, "5bcast": 5, "6bcast": 6,
-              "hamiltonian": HAMILTONIAN}
-COPIES = {SBCAST: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, HAMILTONIAN: 1}
+              "sfbcast": SFBCAST, "hamiltonian": HAMILTONIAN}
+COPIES = {SBCAST: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, SFBCAST: 1, HAMILTONIAN: 1}
 
 TAG_NONE = 0
 TAG_A = 1
@@ -46,7 +49,10 @@ def bcast_init(algorithm, n, sends):
         return _send(sends, 0, 0, 3 * n * (n - 1), 1, TAG_NONE)
     count = 0
     for direction in range(6):
-        count = _send(sends, count, direction, n - 1, 1, TAG_NONE)
+        if algorithm == SFBCAST:
+            count = _send(sends, count, direction, 1, 1, n - 2)
+        else:
+            count = _send(sends, count, direction, n - 1, 1, TAG_NONE)
     return count
 
 
@@ -58,6 +64,12 @@ def relay(algorithm, step, tag, distance, from_direction, n, sends):
     count = 0
     if algorithm == HAMILTONIAN or algorithm == NO_PROCEDURE:
         return 0
+    if algorithm == SFBCAST:  # tag = hops SBCAST's packet would still go: on one hop, then left at step 1
+        if tag != 0:
+            count = _send(sends, count, from_direction, 1, step, tag - 1)
+            if step == 1:
+                count = _send(sends, count, left, 1, 2, tag - 1)
+        return count
     if step == 1:
         if algorithm == SBCAST:  # SBCAST_RELAY
             if distance != 0:

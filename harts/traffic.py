@@ -140,6 +140,37 @@ def _error(config: Config, name: str, message: str):
     return config.error(name, f"'{name}': {message}")
 
 
+def paper_workload(topology: Topology, load: float, algorithm: int, bytes_per_cycle: int, cycles: int,
+                   rng: np.random.Generator, broadcast_probability: float = 0.001,
+                   lengths=(64, 128, 512), probabilities=(0.3, 0.5, 0.2)) -> Traffic:
+    """The workload of the paper's section 5: Poisson generation at every node; each packet is a
+    broadcast (of `algorithm`) with probability 0.001 and otherwise regular, its destination drawn with
+    probability inversely proportional to its distance from the source; lengths 64, 128 and 512 bytes
+    with probabilities 0.3, 0.5 and 0.2 for both types; `load` is the generation rate over the peak I/O
+    rate of a link."""
+    n = topology.n_nodes
+    lengths = np.asarray(lengths, dtype=np.int64)
+    probabilities = np.asarray(probabilities, dtype=float)
+    rate = n * load * bytes_per_cycle / float(np.dot(lengths, probabilities))
+    expected = rate * cycles
+    times = np.cumsum(rng.exponential(1.0 / rate, size=int(expected + 6 * np.sqrt(expected) + 16)))
+    times = times[times < cycles]
+    k = len(times)
+    source = rng.integers(0, n, size=k)
+    length = lengths[rng.choice(len(lengths), size=k, p=probabilities)]
+    is_broadcast = rng.random(k) < broadcast_probability
+    # The mesh is node-symmetric, so the destination law is one law over offsets (dst - src) mod N.
+    offsets = np.arange(1, n)
+    weights = 1.0 / topology.routing_tags_many(np.zeros(n - 1, np.int64), offsets).__abs__().sum(axis=1)
+    offset = rng.choice(offsets, size=k, p=weights / weights.sum())
+    create = np.floor(times).astype(np.int64)
+    regular = ~is_broadcast
+    return Traffic.concatenate([
+        unicast(create[regular], source[regular], (source[regular] + offset[regular]) % n, length[regular]),
+        broadcasts(create[is_broadcast], source[is_broadcast], algorithm, length[is_broadcast]),
+    ])
+
+
 def uniform_poisson(topology: Topology, load: float, lengths: np.ndarray, probabilities: np.ndarray,
                     bytes_per_cycle: int, cycles: int, max_packets: int, rng: np.random.Generator) -> Traffic:
     """Poisson arrivals at every node, destinations uniform over the other nodes.
