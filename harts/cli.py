@@ -150,7 +150,10 @@ def _figures(args, numbers: list[int]) -> int:
               f"to run only what is missing", file=sys.stderr)
         return 130
     for number, files in written.items():
-        print(f"Fig. {number}: {files['png']}  {files['csv']}")
+        if number != "claims":
+            print(f"Fig. {number}: {files['png']}  {files['csv']}")
+    for verdict in written.get("claims", []):
+        print(f"[{'holds' if verdict['holds'] else 'does not hold'}] {verdict['claim']}: {verdict['evidence']}")
     print(f"wall time {time.perf_counter() - started:.0f} s")
     return 0
 

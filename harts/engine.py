@@ -26,10 +26,12 @@ from .state import (
     PR_PAUSE_AT,
     PR_PORTS,
     ST_ACTIVE_TICKS,
+    ST_DELIVERIES,
     ST_ERROR,
     ST_ERROR_CYCLE,
     ST_LAST_PROGRESS,
     ST_NEXT_TRAFFIC,
+    ST_PACKETS,
     ST_PAUSED,
     ST_TIME,
     ST_WOKEN,
@@ -50,8 +52,9 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
                n_traffic):
     """Simulate until every packet of the traffic (columns 0..n_traffic-1 of pkt, in creation order) and
     everything it caused has been delivered, or until an error is recorded in stats[ST_ERROR], or until
-    the next tick would pass params[PR_PAUSE_AT] (stats[ST_PAUSED]; calling again resumes). `scratch`
-    holds the send_packets of one broadcast procedure run.
+    the next tick would pass params[PR_PAUSE_AT] (stats[ST_PAUSED] = 1), or until the packet table or
+    the delivery log is nearly full (stats[ST_PAUSED] = 2); calling again, with larger tables, resumes.
+    `scratch` holds the send_packets of one broadcast procedure run.
 
     Each tick visits the nodes in order and, within a node, its NP and then its receiver contexts in
     bus-slot order; a node none of whose parts is due this tick is skipped, and the clock jumps over
@@ -113,4 +116,11 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
         if c > params[PR_PAUSE_AT]:
             stats[ST_TIME] = c
             stats[ST_PAUSED] = 1
+            return
+        # One tick creates at most a few records and deliveries per node; below that much room, return
+        # so that the caller can grow the tables.
+        room = 16 * n_nodes + 64
+        if stats[ST_PACKETS] + room > pkt.shape[1] or stats[ST_DELIVERIES] + room > dlog.shape[1]:
+            stats[ST_TIME] = c
+            stats[ST_PAUSED] = 2
             return

@@ -109,18 +109,24 @@ def replication(point: Point, index: int) -> dict:
     regular_latency = float(((dl[S.DL_TIME, measured] - created[dl[S.DL_PKT, measured]]) / bpc).mean())
 
     # broadcasts initiated in the window: latency (last copy) and mean over nodes of their last copy
-    latencies, means = [], []
     initiations = np.nonzero((traffic.kind == S.KIND_INITIATE) & (created[: len(traffic)] >= start)
                              & (created[: len(traffic)] < end))[0]
-    copy_rows = np.nonzero(pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)[0]
-    bid = pk[S.PK_BCAST, dl[S.DL_PKT, copy_rows]]
-    for init in initiations:
-        mine = copy_rows[bid == pk[S.PK_BCAST, init]]
-        per_node = np.zeros(n, dtype=np.int64)
-        np.maximum.at(per_node, dl[S.DL_NODE, mine], dl[S.DL_TIME, mine] - created[init])
-        receivers = per_node[np.arange(n) != traffic.source[init]]
-        latencies.append(float(receivers.max()) / bpc)
-        means.append(float(receivers.mean()) / bpc)
+    latencies, means = [], []
+    if len(initiations):
+        slot = np.full(int(pk[S.PK_BCAST].max()) + 1, -1)
+        slot[pk[S.PK_BCAST, initiations]] = np.arange(len(initiations))
+        copy_rows = np.nonzero(pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)[0]
+        row = slot[pk[S.PK_BCAST, dl[S.DL_PKT, copy_rows]]]
+        copy_rows, row = copy_rows[row >= 0], row[row >= 0]
+        # per broadcast and node: when the node held all its copies
+        last = np.zeros(len(initiations) * n, dtype=np.int64)
+        np.maximum.at(last, row * n + dl[S.DL_NODE, copy_rows],
+                      dl[S.DL_TIME, copy_rows] - created[initiations[row]])
+        last = last.reshape(len(initiations), n)
+        receiving = np.ones_like(last, dtype=bool)
+        receiving[np.arange(len(initiations)), traffic.source[initiations]] = False
+        latencies = (last.max(axis=1) / bpc).tolist()
+        means = (np.where(receiving, last, 0).sum(axis=1) / (n - 1) / bpc).tolist()
     return {
         "replication": index, "window_cycles": window, "warmup_cycles": warmup,
         "broadcasts": len(latencies),
@@ -133,7 +139,8 @@ def replication(point: Point, index: int) -> dict:
 
 
 def run_point(point: Point) -> dict:
-    """Replicate until both metrics' 95% half-widths are within the target, or the budget ends."""
+    """Replicate until both metrics' 95% half-widths are within the target, or the budget ends (or the
+    network is saturated, where there is no steady state to estimate)."""
     started = time.perf_counter()
     reps: list[dict] = []
     while True:
@@ -147,6 +154,8 @@ def run_point(point: Point) -> dict:
             break
         if time.perf_counter() - started > point.precision.max_seconds and len(reps) >= 2:
             break
+        if len(reps) >= 2 and np.mean([r["accepted_over_offered"] for r in reps]) < SATURATED_BELOW:
+            break  # past saturation the mean has no steady state to converge to
     ratio = float(np.mean([r["accepted_over_offered"] for r in reps]))
     return {
         "key": point.key, "algorithm": point.algorithm, "size": point.size, "load": point.load,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import csv
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from .claims import check_all
 from .experiment import FULL, QUICK, Point, Precision, SaturationProbe, mean_and_half_width
 from .sweep import run_tasks
 
@@ -50,7 +52,8 @@ def loads_up_to(saturation: float) -> list[float]:
 
 def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bool = False,
               workers: int | None = None, dask_scheduler: str | None = None, progress: bool = True) -> dict:
-    """Run what the figures need (shared points once) and write each figure's PNG and CSV."""
+    """Run what the figures need (shared points once) and write each figure's PNG and CSV; with all five,
+    also check the paper's claims about them (results/claims.json, and under "claims")."""
     precision = QUICK if quick else FULL
     figures = [FIGURES[n] for n in numbers]
     sizes = sorted({s for f in figures for s in f.sizes})
@@ -71,6 +74,10 @@ def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bo
         draw(figure, rows, saturation, precision, out / f"fig{figure.number}.png")
         written[figure.number] = {"png": str(out / f"fig{figure.number}.png"),
                                   "csv": str(out / f"fig{figure.number}.csv"), "rows": rows}
+    if set(written) == set(FIGURES):
+        verdicts = check_all({n: w["rows"] for n, w in written.items()}, saturation)
+        (results / "claims.json").write_text(json.dumps(verdicts, indent=1))
+        written["claims"] = verdicts
     return written
 
 

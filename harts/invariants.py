@@ -104,27 +104,44 @@ def _broadcast_problems(result) -> list[str]:
     last = np.full(pk.shape[1], -1, dtype=np.int64)
     last[record[order[ends]]] = copies[order[ends]]
     short = records[(deepest < pk[S.PK_DIST0, records]) & (count > 0)]
-    for q in short:
-        d = last[q]
-        marked = dl[S.DL_FLAGS, d] & S.FLAG_MARKED
-        continued = [c for c in np.nonzero(pk[S.PK_PARENT] == d)[0]
-                     if pk[S.PK_DIR, c] == pk[S.PK_DIR, q] and pk[S.PK_DIST0, c] == dl[S.DL_DIST, d]]
-        if not marked or len(continued) != 1:
-            problems.append(f"broadcast worm {int(q)} stopped at node {int(dl[S.DL_NODE, d])} with distance "
-                            f"{int(dl[S.DL_DIST, d])} left and was not continued once")
-            break
-    for init in np.nonzero(result.traffic.kind == S.KIND_INITIATE)[0]:
-        k = COPIES[int(result.traffic.algorithm[init])]
-        mine = copies[pk[S.PK_BCAST, record] == pk[S.PK_BCAST, init]]
-        per_node = np.bincount(dl[S.DL_NODE, mine], minlength=topo.n_nodes)
-        source = int(result.traffic.source[init])
-        others = np.delete(per_node, source)
-        if per_node[source] != 0 or (others != k).any():
-            bad = int(np.nonzero(per_node != np.where(np.arange(topo.n_nodes) == source, 0, k))[0][0])
-            problems.append(f"broadcast {int(init)} ({k} copies expected) gave node {bad} "
-                            f"{int(per_node[bad])} copies")
-            break
+    if len(short):
+        # a continuation is a record sent from that delivery, in the same direction, with the distance left
+        children = np.nonzero(pk[S.PK_PARENT] >= 0)[0]
+        child_keys = _key(pk[S.PK_PARENT, children], pk[S.PK_DIR, children], pk[S.PK_DIST0, children])
+        keys, counts = np.unique(child_keys, return_counts=True)
+        d = last[short]
+        wanted = _key(d, pk[S.PK_DIR, short], dl[S.DL_DIST, d])
+        at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+        found = np.where((len(keys) > 0) & (keys[at] == wanted), counts[at], 0)
+        bad = np.nonzero((found != 1) | (dl[S.DL_FLAGS, d] & S.FLAG_MARKED == 0))[0]
+        if len(bad):
+            q, dd = short[bad[0]], d[bad[0]]
+            problems.append(f"{len(bad)} broadcast worms stopped short without exactly one continuation "
+                            f"(worm {int(q)} at node {int(dl[S.DL_NODE, dd])}, distance {int(dl[S.DL_DIST, dd])} left)")
+    initiations = np.nonzero(result.traffic.kind == S.KIND_INITIATE)[0]
+    if len(initiations):
+        n = topo.n_nodes
+        bids = pk[S.PK_BCAST, initiations]
+        slot = np.full(int(pk[S.PK_BCAST].max()) + 1, -1)
+        slot[bids] = np.arange(len(initiations))
+        row = slot[pk[S.PK_BCAST, record]]
+        mine = row >= 0
+        per_node = np.bincount(row[mine] * n + dl[S.DL_NODE, copies[mine]],
+                               minlength=len(initiations) * n).reshape(len(initiations), n)
+        expected = np.array([COPIES[int(a)] for a in result.traffic.algorithm[initiations]])[:, None] \
+            * np.ones(n, dtype=np.int64)
+        expected[np.arange(len(initiations)), result.traffic.source[initiations]] = 0
+        wrong = np.argwhere(per_node != expected)
+        if len(wrong):
+            i, v = wrong[0]
+            problems.append(f"{len(np.unique(wrong[:, 0]))} broadcasts gave a node the wrong number of copies "
+                            f"(broadcast {int(initiations[i])}: node {int(v)} got {int(per_node[i, v])}, "
+                            f"expected {int(expected[i, v])})")
     return problems
+
+
+def _key(parent, direction, distance):
+    return (np.asarray(parent, np.int64) * 8 + direction) * (1 << 24) + distance
 
 
 def _inherited_hop_bytes(pk: np.ndarray, dl: np.ndarray) -> int:

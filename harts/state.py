@@ -115,7 +115,7 @@ ST_NEXT_TRAFFIC = 13  # first traffic packet not yet handed to its NP
 ST_CUT_THROUGHS = 14
 ST_ACTIVE_TICKS = 15  # ticks the clock stopped at (the others were skipped as idle)
 ST_WOKEN = 16  # earliest wake-up given this tick to a node the clock had already passed
-ST_PAUSED = 17  # 1 when the engine returned at PR_PAUSE_AT with work left; ST_TIME is then the next tick
+ST_PAUSED = 17  # 1: returned at PR_PAUSE_AT; 2: returned to have its tables grown; ST_TIME is then the next tick
 ST_ROWS = 18
 
 # error codes (ST_ERROR)
