@@ -131,8 +131,11 @@ def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precisio
         color = f"C{index}"
         x = [r["load"] for r in mine]
         y = [r["value"] for r in mine]
-        ax.errorbar(x, y, yerr=[r["half_width_95"] for r in mine], color=color, marker="o", ms=4, capsize=2,
-                    lw=1.2, label=label, mfc=color)
+        half = [r["half_width_95"] for r in mine]
+        # on the log axis of the latency figures a lower bound at or below zero cannot be drawn
+        lower = half if figure.baseline else [min(h, 0.9 * v) for h, v in zip(half, y)]
+        ax.errorbar(x, y, yerr=[lower, half], color=color, marker="o", ms=4, capsize=2, lw=1.2, label=label,
+                    mfc=color)
         for r in mine:
             if not r["precise"]:
                 imprecise = True
@@ -149,6 +152,8 @@ def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precisio
         ax.set_ylabel("latency (clock cycles of 1.5 us)")
         ax.set_yscale("log")
     note = f"95% confidence intervals; {precision.name} precision"
+    if not figure.baseline:
+        note += " (lower bars cut at 10% of the value)"
     if imprecise:
         note += "; hollow: budget ended before the interval reached 5% of the mean"
     ax.set_title(f"Fig. {figure.number}. {figure.title}\n{note}", fontsize=8)

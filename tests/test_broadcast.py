@@ -2,6 +2,7 @@
 reference model copy for copy, and the zero-load latencies against Table I."""
 
 from collections import Counter
+
 import networkx as nx
 import pytest
 
