@@ -9,7 +9,8 @@ import hashlib
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
-KERNEL_MODULES = ("jit", "state", "isa", "bmu", "link", "transmitter", "relay", "network_processor", "receiver", "engine")
+KERNEL_MODULES = ("jit", "state", "isa", "bmu", "link", "transmitter", "relay", "network_processor", "receiver",
+                  "engine")
 
 
 def kernel_is_cached() -> bool:

@@ -149,7 +149,7 @@ def difference_shrinks_with_load_grows_with_size(fig13: list[dict]) -> tuple[boo
 def larger_for_mean_delivery(fig13: list[dict], fig14: list[dict]) -> tuple[bool, str]:
     a, b = _curves(fig13), _curves(fig14)
     pairs = [(_value(a[k][x]), _value(b[k][x])) for k in a for x in _unsaturated(a[k]) if x in b[k]]
-    share = sum(m > l for l, m in pairs) / len(pairs)
+    share = sum(mean > latency for latency, mean in pairs) / len(pairs)
     mean_l, mean_m = np.mean([p[0] for p in pairs]), np.mean([p[1] for p in pairs])
     return share > 0.8, f"mean delivery time increase {mean_m:.0f}% vs latency increase {mean_l:.0f}% " \
                         f"on average; larger at {share:.0%} of the {len(pairs)} unsaturated points"

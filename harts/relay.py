@@ -4,9 +4,11 @@ BCAST_INIT and the relay procedures of SBCAST, 2-, 3-, 4-, 5- and 6-BCAST are on
 the broadcast type, as the paper remarks they can be; Algorithm A is one send_packet around a
 Hamiltonian cycle. SFBCAST (section 5) is SBCAST's tree with every hop store-and-forward: each
 send_packet goes one hop and carries in its tag how many more hops SBCAST's packet would have gone, so
-the NP of every node on the way stores and sends it on, while other traffic still cuts through. Directions are relative to `from_direction`, the direction the copy was travelling:
-left = from + 1, right = from - 1 (mod 6). A procedure writes its send_packet calls into `sends`, one row
-each: (direction, distance, step, tag).
+the NP of every node on the way stores and sends it on, while other traffic still cuts through.
+
+Directions are relative to `from_direction`, the direction the copy was travelling: left = from + 1,
+right = from - 1 (mod 6). A procedure writes its send_packet calls into `sends`, one row each:
+(direction, distance, step, tag).
 """
 
 from .jit import kernel_part
