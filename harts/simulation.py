@@ -19,13 +19,13 @@ import numpy as np
 
 from . import state as S
 from ._kernel_cache import kernel_is_cached
-from .config import Config
+from .config import Config, defaults
 from .engine import run_engine
 from .errors import SimulationError
 from .invariants import check_invariants
 from .microcode import Microprogram, assemble
 from .topology import Topology, hex_mesh
-from .traffic import Traffic, build_traffic
+from .traffic import Traffic, build_traffic, unicast
 
 _ERROR_TEXT = {
     S.ERR_FIFO_OVERFLOW: "receiver FIFO overflow: the microprogram started the packet streaming too late",
@@ -111,6 +111,11 @@ class Result:
             "node_cycles_per_second": cycles * self.topology.n_nodes / self.wall_seconds
             if self.wall_seconds > 0 else None,
         }
+
+
+def load_kernel() -> None:
+    """Load the compiled kernel from numba's disk cache (compiling it the first time) in this process."""
+    Simulation(defaults().with_values(mesh__size=3)).run(unicast([0], [0], [1], [64]))
 
 
 def _grow(table: np.ndarray) -> np.ndarray:

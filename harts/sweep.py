@@ -11,6 +11,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from .experiment import execute
+from .simulation import load_kernel
 
 
 def _path(results: Path, key: str) -> Path:
@@ -73,6 +74,7 @@ def run_tasks(tasks: list, results: Path, resume: bool = False, workers: int | N
 
 
 def _run_locally(todo: list, workers: int, finished) -> None:
+    load_kernel()  # once here, so that forked workers inherit it instead of each loading or compiling it
     if workers == 1:
         for task in todo:
             finished(execute(task))
