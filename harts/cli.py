@@ -166,6 +166,47 @@ def cmd_reproduce(args) -> int:
     return _figures(args, [10, 11, 12, 13, 14])
 
 
+def cmd_faults(args) -> int:
+    from .tolerance import plot_tolerance, tolerance
+    config = _config(args.config)
+    if args.size is not None:
+        config = config.with_values(mesh__size=args.size)
+    if args.rule:
+        config = config.with_values(reception__rule=args.rule)
+    n_nodes = 3 * config["mesh.size"] * (config["mesh.size"] - 1) + 1
+    kind, count = ("crash", args.crash) if args.crash is not None else ("byzantine", args.byzantine)
+    if count > n_nodes - 2:
+        raise InputError(f"harts faults: at most {n_nodes - 2} faulty nodes fit E-{config['mesh.size']} "
+                         f"besides the source and one receiver, got {count}")
+    algorithms = ALGORITHM_CHOICES_FOR_FAULTS if args.algorithm == "all" else args.algorithm.split(",")
+    for name in algorithms:
+        if name not in ALGORITHM_CHOICES_FOR_FAULTS:
+            raise InputError(f"harts faults: --algorithm expects a comma list of "
+                             f"{', '.join(ALGORITHM_CHOICES_FOR_FAULTS)} or 'all', got {name!r}")
+    rows = []
+    for name in algorithms:
+        rows += tolerance(config, name, kind, count, args.trials, length=args.length, behaviour=args.behaviour,
+                          seed=args.seed)
+    if args.plot:
+        plot_tolerance(rows, args.plot)
+    if args.json:
+        print(json.dumps({"mesh_size": config["mesh.size"], "kind": kind, "behaviour": args.behaviour,
+                          "rule": config["reception.rule"], "rows": [r.as_dict() for r in rows]}, indent=2))
+        return 0
+    print(f"E-{config['mesh.size']}, {kind} faults"
+          + (f" ({args.behaviour})" if kind == "byzantine" else "") + f", rule {config['reception.rule']}, "
+          f"{args.trials} random fault sets per count (never the source)")
+    print(f"{'algorithm':12s} {'faults':>6s} {'correct nodes':>14s} {'trials all correct':>19s} {'worst trial':>12s}")
+    for r in rows:
+        print(f"{r.algorithm:12s} {r.faults:6d} {r.correct_fraction:14.4f} {r.all_correct_fraction:19.3f} "
+              f"{r.worst_fraction:12.4f}")
+    return 0
+
+
+ALGORITHM_CHOICES_FOR_FAULTS = ("sbcast", "2bcast", "3bcast", "4bcast", "5bcast", "6bcast", "sfbcast",
+                                "hamiltonian")
+
+
 def _sweep_options(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="low precision: for CI and first tries")
     parser.add_argument("--resume", action="store_true", help="run only the points not in --results yet")
@@ -201,6 +242,25 @@ def build_parser() -> argparse.ArgumentParser:
     bcast.add_argument("--json", action="store_true", help="also list every copy: node, arrival, path")
     bcast.add_argument("--plot", metavar="FILE.png", help="draw the broadcast tree on the mesh")
     bcast.set_defaults(func=cmd_broadcast)
+
+    faults = sub.add_parser("faults", help="what k-reliable broadcast tolerates: random crashed or Byzantine "
+                                           "nodes, and what every non-faulty node decides")
+    faults.add_argument("--algorithm", required=True,
+                        help="one of sbcast, 2bcast..6bcast, sfbcast, hamiltonian, a comma list, or 'all'")
+    faults.add_argument("--size", type=_mesh_size, help="mesh size n (default: the config's mesh.size)")
+    which = faults.add_mutually_exclusive_group(required=True)
+    which.add_argument("--crash", type=_non_negative_int, metavar="F", help="up to F crashed nodes")
+    which.add_argument("--byzantine", type=_non_negative_int, metavar="F", help="up to F Byzantine nodes")
+    faults.add_argument("--behaviour", choices=["alter", "drop", "bogus"], default="alter",
+                        help="what the Byzantine nodes do (default: %(default)s)")
+    faults.add_argument("--rule", choices=["majority", "first-valid"], help="reception rule (default: config)")
+    faults.add_argument("--trials", type=_positive_int, default=100, help="random fault sets per count")
+    faults.add_argument("--length", type=_positive_int, default=64)
+    faults.add_argument("--seed", type=_non_negative_int, default=1)
+    faults.add_argument("--config", help="YAML config (background traffic, reception deadline, ...)")
+    faults.add_argument("--json", action="store_true")
+    faults.add_argument("--plot", metavar="FILE.png", help="correct-decision fraction against faults")
+    faults.set_defaults(func=cmd_faults)
 
     figure = sub.add_parser("figure", help="reproduce one of the paper's Figs 10-14 (PNG and CSV)")
     figure.add_argument("number", type=int, choices=[10, 11, 12, 13, 14])

@@ -11,13 +11,17 @@ from .network_processor import np_initiate, np_send, np_step
 from .receiver import step
 from .state import (
     CX_WAKE,
+    DROP_CRASHED_NODE,
     ERR_CYCLE_LIMIT,
     ERR_DEADLOCK,
+    FAULT_CRASH,
     KIND_INITIATE,
+    ND_FAULT,
     ND_NP_WAKE,
     ND_WAKE,
     NEVER,
     PK_CREATE,
+    PK_DROPPED,
     PK_KIND,
     PK_SRC,
     PR_DEADLOCK_TICKS,
@@ -27,6 +31,7 @@ from .state import (
     PR_PORTS,
     ST_ACTIVE_TICKS,
     ST_DELIVERIES,
+    ST_DROPS,
     ST_ERROR,
     ST_ERROR_CYCLE,
     ST_LAST_PROGRESS,
@@ -72,7 +77,10 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and pkt[PK_CREATE, i] <= c:
             v = pkt[PK_SRC, i]
-            if pkt[PK_KIND, i] == KIND_INITIATE:
+            if node[ND_FAULT, v] == FAULT_CRASH:
+                pkt[PK_DROPPED, i] = DROP_CRASHED_NODE  # a crashed node originates nothing
+                stats[ST_DROPS] += 1
+            elif pkt[PK_KIND, i] == KIND_INITIATE:
                 np_initiate(node, pkt, ctx, stats, params, scratch, v, i, c)
             else:
                 np_send(node, pkt, ctx, params, v, i, c)

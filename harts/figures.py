@@ -8,7 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .claims import check_all
-from .experiment import FULL, QUICK, Point, Precision, SaturationProbe, mean_and_half_width
+from .experiment import (
+    FULL,
+    QUICK,
+    Point,
+    Precision,
+    SaturationProbe,
+    mean_and_half_width,
+)
 from .sweep import run_tasks
 
 K_BCASTS = ("2bcast", "3bcast", "4bcast", "5bcast", "6bcast")

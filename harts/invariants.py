@@ -18,17 +18,19 @@ def check_invariants(result, ctx: np.ndarray) -> None:
     topo = result.topology
     n_traffic = len(traffic)
 
-    # Every unicast packet is delivered exactly once, at its destination, over a shortest path.
+    # Every unicast packet is delivered exactly once, at its destination, over a shortest path, unless a
+    # named fault swallowed it (then never).
+    dropped = pk[S.PK_DROPPED] != 0
     unicast = np.nonzero(traffic.kind == S.KIND_UNICAST)[0]
     delivered_to = np.full(n_traffic, -1)
     counts = np.bincount(dl[S.DL_PKT], minlength=pk.shape[1])
     is_unicast_delivery = pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_UNICAST
     delivered_to[dl[S.DL_PKT, is_unicast_delivery]] = dl[S.DL_NODE, is_unicast_delivery]
-    wrong_count = unicast[counts[unicast] != 1]
+    wrong_count = unicast[counts[unicast] != np.where(dropped[unicast], 0, 1)]
     if len(wrong_count):
         p = int(wrong_count[0])
-        problems.append(f"{len(wrong_count)} unicast packets not delivered exactly once "
-                        f"(packet {p}: {int(counts[p])} times)")
+        problems.append(f"{len(wrong_count)} unicast packets neither delivered exactly once nor dropped by a "
+                        f"fault (packet {p}: delivered {int(counts[p])} times, dropped: {bool(dropped[p])})")
     wrong_node = unicast[(counts[unicast] == 1) & (delivered_to[unicast] != traffic.destination[unicast])]
     if len(wrong_node):
         p = int(wrong_node[0])
@@ -36,7 +38,7 @@ def check_invariants(result, ctx: np.ndarray) -> None:
                         f"(packet {p} to {delivered_to[p]}, destination {traffic.destination[p]})")
     if len(unicast):
         shortest = np.abs(topo.routing_tags_many(traffic.source[unicast], traffic.destination[unicast])).sum(axis=1)
-        longer = unicast[pk[S.PK_HOPS, unicast] != shortest]
+        longer = unicast[(pk[S.PK_HOPS, unicast] != shortest) & ~dropped[unicast]]
         if len(longer):
             problems.append(f"{len(longer)} unicast packets took a path that is not a shortest one")
 
@@ -96,14 +98,15 @@ def _broadcast_problems(result) -> list[str]:
     deepest = np.zeros(pk.shape[1], dtype=np.int64)
     np.maximum.at(deepest, record, index)
     deepest = deepest[records]
-    if (count != deepest).any() or (count == 0).any():
+    # a worm a fault swallowed on its first link reached no node; any other reached at least one
+    if (count != deepest).any() or ((count == 0) & (pk[S.PK_DROPPED, records] == 0)).any():
         problems.append("a broadcast worm skipped a node of its line or reached none")
     # Where a worm stopped short, its last copy must be marked and continued by exactly one re-send.
     order = np.lexsort((index, record))
     ends = np.r_[np.nonzero(np.diff(record[order]))[0], len(order) - 1]
     last = np.full(pk.shape[1], -1, dtype=np.int64)
     last[record[order[ends]]] = copies[order[ends]]
-    short = records[(deepest < pk[S.PK_DIST0, records]) & (count > 0)]
+    short = records[(deepest < pk[S.PK_DIST0, records]) & (count > 0) & (pk[S.PK_DROPPED, records] == 0)]
     if len(short):
         # a continuation is a record sent from that delivery, in the same direction, with the distance left
         children = np.nonzero(pk[S.PK_PARENT] >= 0)[0]
@@ -119,7 +122,8 @@ def _broadcast_problems(result) -> list[str]:
             problems.append(f"{len(bad)} broadcast worms stopped short without exactly one continuation "
                             f"(worm {int(q)} at node {int(dl[S.DL_NODE, dd])}, distance {int(dl[S.DL_DIST, dd])} left)")
     initiations = np.nonzero(result.traffic.kind == S.KIND_INITIATE)[0]
-    if len(initiations):
+    faults = result.faults
+    if len(initiations) and not (faults.node_fault.any() or faults.dead_transmitters.any()):
         n = topo.n_nodes
         bids = pk[S.PK_BCAST, initiations]
         slot = np.full(int(pk[S.PK_BCAST].max()) + 1, -1)

@@ -11,7 +11,15 @@ send_packets of one procedure run go together, so the six links transmit in para
 
 from .bmu import bmu_enqueue
 from .jit import kernel_part
-from .relay import SEND_DIRECTION, SEND_DISTANCE, SEND_STEP, SEND_TAG, bcast_init, relay
+from .relay import (
+    NO_PROCEDURE,
+    SEND_DIRECTION,
+    SEND_DISTANCE,
+    SEND_STEP,
+    SEND_TAG,
+    bcast_init,
+    relay,
+)
 from .state import (
     DL_CUTS,
     DL_DIR,
@@ -23,10 +31,14 @@ from .state import (
     DL_PKT,
     DL_STORES,
     DL_TIME,
+    DL_VALUE,
     ERR_LOG_FULL,
     ERR_POOL_FULL,
+    FAULT_BOGUS,
+    FLAG_CORRUPT,
     FLAG_MARKED,
     KIND_BROADCAST,
+    ND_FAULT,
     ND_INBOX_HEAD,
     ND_INBOX_TAIL,
     ND_NP_FREE,
@@ -41,6 +53,7 @@ from .state import (
     PK_DIST,
     PK_DIST0,
     PK_DST,
+    PK_FLAGS,
     PK_HOPS,
     PK_KIND,
     PK_LEN,
@@ -52,16 +65,19 @@ from .state import (
     PK_STEP,
     PK_STORES,
     PK_TAG,
+    PK_VALUE,
     PR_BMU_SETUP,
     PR_MESH_SIZE,
     PR_NP_RECEIVE,
     PR_NP_SEND,
+    ST_BOGUS,
     ST_DELIVERIES,
     ST_ERROR,
     ST_ERROR_CYCLE,
     ST_ERROR_PACKET,
     ST_LAST_PROGRESS,
     ST_PACKETS,
+    VALUE_ALTERED,
 )
 
 
@@ -82,13 +98,15 @@ def np_initiate(node, pkt, ctx, stats, params, scratch, v, init, c):
     """The NP of node v starts broadcast `init` (a KIND_INITIATE traffic record) with BCAST_INIT."""
     handed = c + params[PR_NP_SEND]
     count = bcast_init(pkt[PK_ALGORITHM, init], params[PR_MESH_SIZE], scratch)
-    _send_all(node, pkt, ctx, stats, params, scratch, count, v, init, -1, 0, 0, 0, handed, c)
+    _send_all(node, pkt, ctx, stats, params, scratch, count, v, init, pkt[PK_ALGORITHM, init],
+              pkt[PK_VALUE, init], 0, -1, 0, 0, 0, handed, c)
 
 
 @kernel_part
-def _send_all(node, pkt, ctx, stats, params, scratch, count, v, model, parent, hops, cuts, stores, handed, c):
-    """Create one packet record per row of scratch (copying length, algorithm and broadcast id from
-    `model`) and hand them all to the BMU at `handed`."""
+def _send_all(node, pkt, ctx, stats, params, scratch, count, v, model, algorithm, value, flags, parent, hops,
+              cuts, stores, handed, c):
+    """Create one packet record per row of scratch (length and broadcast id from `model`) and hand them
+    all to the BMU at `handed`."""
     for s in range(count):
         q = new_packet(pkt, stats, c)
         if q < 0:
@@ -97,8 +115,10 @@ def _send_all(node, pkt, ctx, stats, params, scratch, count, v, model, parent, h
         pkt[PK_DST, q] = -1
         pkt[PK_LEN, q] = pkt[PK_LEN, model]
         pkt[PK_KIND, q] = KIND_BROADCAST
-        pkt[PK_ALGORITHM, q] = pkt[PK_ALGORITHM, model]
+        pkt[PK_ALGORITHM, q] = algorithm
         pkt[PK_BCAST, q] = pkt[PK_BCAST, model]
+        pkt[PK_VALUE, q] = value
+        pkt[PK_FLAGS, q] = flags
         pkt[PK_DIR, q] = scratch[s, SEND_DIRECTION]
         pkt[PK_DIST, q] = scratch[s, SEND_DISTANCE]
         pkt[PK_DIST0, q] = scratch[s, SEND_DISTANCE]
@@ -131,6 +151,7 @@ def log_delivery(dlog, node, pkt, stats, params, v, p, time, hops, cuts, stores,
     dlog[DL_DIST, d] = dist
     dlog[DL_FLAGS, d] = flags
     dlog[DL_DIR, d] = direction
+    dlog[DL_VALUE, d] = pkt[PK_VALUE, p]
     dlog[DL_NEXT, d] = -1
     pkt[PK_DELIVERIES, p] += 1
     if pkt[PK_KIND, p] == KIND_BROADCAST:
@@ -180,10 +201,24 @@ def np_step(node, pkt, ctx, dlog, stats, params, scratch, v, c):
         count += relay(pkt[PK_ALGORITHM, p], pkt[PK_STEP, p], pkt[PK_TAG, p], distance, direction,
                        params[PR_MESH_SIZE], scratch[count:])
         node[ND_NP_FREE, v] = decided
+        handed = decided + params[PR_NP_SEND]
         if count > 0:
-            handed = decided + params[PR_NP_SEND]
-            _send_all(node, pkt, ctx, stats, params, scratch, count, v, p, d, dlog[DL_HOPS, d],
+            # The NP passes on what it received: a damaged payload stays damaged.
+            _send_all(node, pkt, ctx, stats, params, scratch, count, v, p, pkt[PK_ALGORITHM, p],
+                      dlog[DL_VALUE, d], dlog[DL_FLAGS, d] & FLAG_CORRUPT, d, dlog[DL_HOPS, d],
                       dlog[DL_CUTS, d], dlog[DL_STORES, d] + 1, handed, c)
+        if node[ND_FAULT, v] == FAULT_BOGUS and pkt[PK_ALGORITHM, p] != NO_PROCEDURE:
+            # A Byzantine node forges a copy for every neighbour per genuine copy it gets, claiming the
+            # same broadcast (forgeries are not answered with more forgeries, or two such nodes would
+            # feed each other forever).
+            for direction in range(6):
+                scratch[direction, SEND_DIRECTION] = direction
+                scratch[direction, SEND_DISTANCE] = 1
+                scratch[direction, SEND_STEP] = pkt[PK_STEP, p]
+                scratch[direction, SEND_TAG] = 0
+            stats[ST_BOGUS] += 6
+            _send_all(node, pkt, ctx, stats, params, scratch, 6, v, p, NO_PROCEDURE, VALUE_ALTERED, 0, d,
+                      dlog[DL_HOPS, d], dlog[DL_CUTS, d], dlog[DL_STORES, d] + 1, handed, c)
 
 
 @kernel_part

@@ -22,6 +22,7 @@ from ._kernel_cache import kernel_is_cached
 from .config import Config, defaults
 from .engine import run_engine
 from .errors import SimulationError
+from .faults import FaultSet, faults_from_config
 from .invariants import check_invariants
 from .microcode import Microprogram, assemble
 from .topology import Topology, hex_mesh
@@ -51,6 +52,7 @@ class Result:
     stats: np.ndarray
     wall_seconds: float  # the simulation itself
     startup_seconds: float  # loading (or the first time, compiling) the kernel
+    faults: FaultSet
 
     @property
     def bytes_per_cycle(self) -> int:
@@ -104,6 +106,8 @@ class Result:
             "bmu_peak_bytes": int(self.nodes[S.ND_BMU_PEAK].max()),
             "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
             "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),
+            "dropped_by_faults": int(self.stats[S.ST_DROPS]),
+            "corrupted_transmissions": int(self.stats[S.ST_CORRUPTED]),
             "simulated_cycles": round(cycles, 3),
             "wall_seconds": self.wall_seconds,
             "kernel_startup_seconds": self.startup_seconds,
@@ -139,6 +143,7 @@ class Simulation:
         self.topology = hex_mesh(config["mesh.size"])
         self.microprogram = microprogram or assemble(config.microcode_path())
         self.params = self._parameters()
+        self.faults = faults_from_config(config, self.topology)
 
     def _parameters(self) -> np.ndarray:
         """The kernel's parameter vector; every duration converted from cycles to ticks."""
@@ -166,15 +171,16 @@ class Simulation:
         return p
 
     def run(self, traffic: Traffic | None = None, check: bool = True, progress: bool = False,
-            slice_cycles: int | None = None) -> Result:
+            slice_cycles: int | None = None, faults: FaultSet | None = None) -> Result:
         """Run traffic (default: the config's) until the network is empty; check the invariants.
 
         With ``progress``, a bar on stderr follows the simulated cycles up to the last packet's creation.
-        The kernel runs in slices of simulated time (default: 1% of the traffic's duration, at least 1000
+        ``faults`` replaces the config's faults for this run. The kernel runs in slices of simulated time (default: 1% of the traffic's duration, at least 1000
         cycles) so that Ctrl-C is honoured between slices.
         """
         if traffic is None:
             traffic = build_traffic(self.config, self.topology)
+        faults = self.faults if faults is None else faults
         topo = self.topology
         n_traffic = len(traffic)
         worms = traffic.kind == S.KIND_BROADCAST
@@ -199,6 +205,7 @@ class Simulation:
         pkt[S.PK_DIST0, :n_traffic] = traffic.distance
         pkt[S.PK_ALGORITHM, :n_traffic] = traffic.algorithm
         pkt[S.PK_CREATE, :n_traffic] = traffic.create * self.config.bytes_per_cycle
+        pkt[S.PK_VALUE, :n_traffic] = S.VALUE_TRUE
         broadcast = ~unicast
         pkt[S.PK_BCAST, :n_traffic][broadcast] = np.arange(int(broadcast.sum()))
         tags = S.table(topo.n_axes, pkt.shape[1])
@@ -213,14 +220,18 @@ class Simulation:
         ctx[S.CX_PENDING_TAIL] = -1
         ctx_tags = S.table(topo.n_axes, n_ctx)
         tx = S.table(S.TX_ROWS, topo.n_nodes * topo.n_ports)
+        tx[S.TX_DEAD] = faults.dead_transmitters
         node = S.table(S.ND_ROWS, topo.n_nodes)
+        node[S.ND_FAULT] = faults.node_fault
         for row in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
             node[row] = -1
         node[S.ND_NP_WAKE] = S.NEVER
         dlog = S.table(S.DL_ROWS, int(unicast.sum()) + spare)
         stats = S.table(S.ST_ROWS, 1)[:, 0].copy()
         stats[S.ST_PACKETS] = n_traffic
+        stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
         params = self.params.copy()
+        params[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
         last_create = int(traffic.create[-1]) if n_traffic else 0
         params[S.PR_LAST_TICK] = (last_create + self.config["run.drain_cycles"]) * self.config.bytes_per_cycle
 
@@ -256,7 +267,7 @@ class Simulation:
         node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[S.ND_BMU_CHANGED])
         self._raise_on_error(stats, ctx, node)
         result = Result(self.config, topo, traffic, pkt[:, : int(stats[S.ST_PACKETS])],
-                        dlog[:, : int(stats[S.ST_DELIVERIES])], tx, node, stats, wall, loaded - started)
+                        dlog[:, : int(stats[S.ST_DELIVERIES])], tx, node, stats, wall, loaded - started, faults)
         if check:
             check_invariants(result, ctx)
         return result

@@ -37,12 +37,30 @@ PK_DELIVERIES = 20  # deliveries to nodes
 PK_IN_BMU = 21  # 1 from 'store' until an injection context takes it from the ready queue
 PK_ALGORITHM = 22  # broadcast procedure the NPs run on its copies (relay.ALGORITHMS), 0 for none
 PK_DIST0 = 23  # distance it was sent with
-PK_ROWS = 24
+PK_VALUE = 24  # the payload's value (what a receiving node decides on)
+PK_DROPPED = 25  # DROP_* reason if a fault swallowed it on a link, else 0
+PK_ROWS = 26
 
 KIND_UNICAST = 0
 KIND_BROADCAST = 1  # a send_packet worm
 KIND_INITIATE = 2  # traffic only: the NP runs BCAST_INIT of PK_ALGORITHM (never put on a link itself)
 FLAG_MARKED = 1
+FLAG_CORRUPT = 2  # the payload was damaged on a link: its checksum fails
+
+VALUE_TRUE = 1  # the value every broadcast sends
+VALUE_ALTERED = 2  # what Byzantine nodes substitute (all the same: the worst case, colluding)
+
+# node faults (ND_FAULT)
+FAULT_NONE = 0
+FAULT_CRASH = 1  # receives and forwards nothing
+FAULT_ALTER = 2  # Byzantine: forwards and relays everything with an altered payload
+FAULT_DROP = 3  # Byzantine: swallows everything that reaches it
+FAULT_BOGUS = 4  # Byzantine: forwards correctly but sends a bogus copy to every neighbour per copy it gets
+
+# why a packet was dropped (PK_DROPPED)
+DROP_CRASHED_NODE = 1
+DROP_DEAD_LINK = 2
+DROP_BYZANTINE_NODE = 3
 
 # ---- receiver contexts: P link receivers then B BMU injection contexts per node --------------------
 CX_PC = 0
@@ -65,7 +83,8 @@ CX_ROWS = 14
 TX_FREE = 0  # tick from which the next packet may start (after the forced idle gap)
 TX_BYTES = 1  # payload bytes sent
 TX_PACKETS = 2
-TX_ROWS = 3
+TX_DEAD = 3  # 1: what this transmitter sends is lost on the link
+TX_ROWS = 4
 
 # ---- nodes: BMU and network processor ---------------------------------------------------------------
 ND_BMU_USED = 0  # bytes of transit packets stored
@@ -82,7 +101,8 @@ ND_INBOX_TAIL = 10
 ND_NP_WAKE = 11
 ND_STORES = 12  # packets stored whole here
 ND_WAKE = 13  # earliest wake-up among this node's contexts and NP: idle nodes are skipped
-ND_ROWS = 14
+ND_FAULT = 14  # FAULT_*
+ND_ROWS = 15
 
 # ---- delivery log: one column per copy delivered to a node -------------------------------------------
 DL_PKT = 0
@@ -95,7 +115,8 @@ DL_DIST = 6  # distance field of the delivered header
 DL_FLAGS = 7
 DL_DIR = 8  # direction the copy was travelling in
 DL_NEXT = 9  # link in the NP inbox
-DL_ROWS = 10
+DL_VALUE = 10  # payload value of the delivered copy
+DL_ROWS = 11
 
 # ---- run-wide scalars ---------------------------------------------------------------------------------
 ST_TIME = 0  # last simulated tick
@@ -116,7 +137,11 @@ ST_CUT_THROUGHS = 14
 ST_ACTIVE_TICKS = 15  # ticks the clock stopped at (the others were skipped as idle)
 ST_WOKEN = 16  # earliest wake-up given this tick to a node the clock had already passed
 ST_PAUSED = 17  # 1: returned at PR_PAUSE_AT; 2: returned to have its tables grown; ST_TIME is then the next tick
-ST_ROWS = 18
+ST_DROPS = 18  # packets swallowed by a crashed node, a dead link or a Byzantine node
+ST_CORRUPTED = 19  # link transmissions that damaged the payload
+ST_BOGUS = 20  # bogus copies sent by Byzantine nodes
+ST_RANDOM = 21  # state of the kernel's random generator (link corruption)
+ST_ROWS = 22
 
 # error codes (ST_ERROR)
 ERR_NONE = 0
@@ -152,7 +177,8 @@ PR_ENTRY_INJECT = 16
 PR_SLOT_BYTES = 17
 PR_PAUSE_AT = 18  # return (to show progress, or be interrupted) before simulating past this tick
 PR_MESH_SIZE = 19  # n, which the broadcast procedures use
-PR_ROWS = 20
+PR_CORRUPTION_PER_MILLION = 20  # probability that a link transmission damages the payload, x 1e6
+PR_ROWS = 21
 
 
 def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
