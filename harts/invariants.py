@@ -108,12 +108,14 @@ def _broadcast_problems(result) -> list[str]:
     last[record[order[ends]]] = copies[order[ends]]
     short = records[(deepest < pk[S.PK_DIST0, records]) & (count > 0) & (pk[S.PK_DROPPED, records] == 0)]
     if len(short):
-        # a continuation is a record sent from that delivery, in the same direction, with the distance left
+        # a continuation is a record of the same broadcast procedure sent from that delivery, in the same
+        # direction, with the distance left (a Byzantine node's forgeries have no procedure)
         children = np.nonzero(pk[S.PK_PARENT] >= 0)[0]
-        child_keys = _key(pk[S.PK_PARENT, children], pk[S.PK_DIR, children], pk[S.PK_DIST0, children])
+        child_keys = _key(pk[S.PK_PARENT, children], pk[S.PK_DIR, children], pk[S.PK_ALGORITHM, children],
+                          pk[S.PK_DIST0, children])
         keys, counts = np.unique(child_keys, return_counts=True)
         d = last[short]
-        wanted = _key(d, pk[S.PK_DIR, short], dl[S.DL_DIST, d])
+        wanted = _key(d, pk[S.PK_DIR, short], pk[S.PK_ALGORITHM, short], dl[S.DL_DIST, d])
         at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
         found = np.where((len(keys) > 0) & (keys[at] == wanted), counts[at], 0)
         bad = np.nonzero((found != 1) | (dl[S.DL_FLAGS, d] & S.FLAG_MARKED == 0))[0]
@@ -144,8 +146,8 @@ def _broadcast_problems(result) -> list[str]:
     return problems
 
 
-def _key(parent, direction, distance):
-    return (np.asarray(parent, np.int64) * 8 + direction) * (1 << 24) + distance
+def _key(parent, direction, algorithm, distance):
+    return ((np.asarray(parent, np.int64) * 8 + direction) * 16 + algorithm) * (1 << 24) + distance
 
 
 def _inherited_hop_bytes(pk: np.ndarray, dl: np.ndarray) -> int:

@@ -59,7 +59,7 @@ def decide(result, rule: str, deadline_ticks: np.ndarray | int) -> Decisions:
     node = dl[S.DL_NODE, rows]
     link = (which * n + node) * topo.n_ports + dl[S.DL_DIR, rows]
     order = np.lexsort((elapsed, link))
-    first = order[np.r_[True, np.diff(link[order]) != 0]]
+    first = order[np.diff(link[order], prepend=-1) != 0]
     rows, which, node, elapsed = rows[first], which[first], node[first], elapsed[first]
     valid = dl[S.DL_FLAGS, rows] & S.FLAG_CORRUPT == 0
     true = valid & (dl[S.DL_VALUE, rows] == S.VALUE_TRUE)
@@ -72,7 +72,7 @@ def decide(result, rule: str, deadline_ticks: np.ndarray | int) -> Decisions:
         correct = np.zeros(b * n, dtype=bool)
         candidates = np.nonzero(valid)[0]
         candidates = candidates[np.lexsort((elapsed[candidates], cell[candidates]))]
-        firsts = candidates[np.r_[True, np.diff(cell[candidates]) != 0]] if len(candidates) else candidates
+        firsts = candidates[np.diff(cell[candidates], prepend=-1) != 0]
         correct[cell[firsts]] = true[firsts]
         correct = correct.reshape(b, n)
     eligible = np.broadcast_to(result.faults.node_fault == S.FAULT_NONE, (b, n)).copy()
