@@ -207,6 +207,52 @@ ALGORITHM_CHOICES_FOR_FAULTS = ("sbcast", "2bcast", "3bcast", "4bcast", "5bcast"
                                 "hamiltonian")
 
 
+def cmd_microcode_check(args) -> int:
+    from .microcode import assemble, listing
+    program = assemble(args.file)
+    print(f"{program.path}: '{program.name}', {len(program)} instructions, entry points receive -> "
+          f"{program.entry_receive}, inject -> {program.entry_inject}")
+    print(listing(program))
+    return 0
+
+
+def _cycle_window(text: str) -> tuple[int, int]:
+    try:
+        first, last = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected A:B (cycles), got {text!r}") from None
+    if not 0 <= first <= last:
+        raise argparse.ArgumentTypeError(f"expected 0 <= A <= B, got {text!r}")
+    return first, last
+
+
+def _node_list(text: str) -> list[int]:
+    try:
+        nodes = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected node numbers separated by commas, got {text!r}") from None
+    if any(v < 0 for v in nodes):
+        raise argparse.ArgumentTypeError(f"node numbers must be >= 0, got {text!r}")
+    return nodes
+
+
+def cmd_trace(args) -> int:
+    from .config import load_config
+    from .simulation import Simulation
+    from .trace import write_trace
+    config = load_config(args.config)
+    sim = Simulation(config)
+    nodes = args.nodes if args.nodes is not None else [0, *sim.topology.neighbours[0].tolist()]
+    if max(nodes) >= sim.topology.n_nodes:
+        raise InputError(f"harts trace: --nodes must be nodes of E-{sim.topology.size} "
+                         f"(0..{sim.topology.n_nodes - 1}), got {max(nodes)}")
+    first, last = args.cycles
+    result = write_trace(sim, None, args.vcd, nodes, first, last)
+    print(f"wrote {args.vcd}: nodes {','.join(map(str, nodes))}, cycles {first}..{last} "
+          f"(the run took {float(result.cycles):.0f} cycles)")
+    return 0
+
+
 def _sweep_options(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="low precision: for CI and first tries")
     parser.add_argument("--resume", action="store_true", help="run only the points not in --results yet")
@@ -261,6 +307,20 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--json", action="store_true")
     faults.add_argument("--plot", metavar="FILE.png", help="correct-decision fraction against faults")
     faults.set_defaults(func=cmd_faults)
+
+    microcode = sub.add_parser("microcode", help="tools for microprograms")
+    microcode_sub = microcode.add_subparsers(dest="tool", required=True, parser_class=_Parser)
+    check = microcode_sub.add_parser("check", help="assemble a microprogram; print its listing or its errors")
+    check.add_argument("file")
+    check.set_defaults(func=cmd_microcode_check)
+
+    trace = sub.add_parser("trace", help="write a VCD waveform of chosen nodes (open it in GTKWave)")
+    trace.add_argument("config")
+    trace.add_argument("--vcd", required=True, metavar="OUT.vcd")
+    trace.add_argument("--nodes", type=_node_list, help="comma list (default: node 0 and its neighbours)")
+    trace.add_argument("--cycles", type=_cycle_window, default=(0, 2000), metavar="A:B",
+                       help="cycles to record (default: 0:2000)")
+    trace.set_defaults(func=cmd_trace)
 
     figure = sub.add_parser("figure", help="reproduce one of the paper's Figs 10-14 (PNG and CSV)")
     figure.add_argument("number", type=int, choices=[10, 11, 12, 13, 14])

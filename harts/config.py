@@ -50,6 +50,9 @@ KEYS = [
         "NP processing time per delivered broadcast copy (the relay procedure), serial per node", 0),
     Key("timing.deliver_cycles", "int", 1, "cycles from a delivered packet's last byte in the BMU to the NP", 0),
     Key("bmu.capacity_bytes", "int", 65536, "BMU storage for transit packets, in bytes", 1),
+    Key("bmu.when_full", "str", "drop",
+        "a packet that must be stored in a full BMU is dropped and counted (drop), or transmitters wait until "
+        "the next BMU can promise room (wait: lossless virtual cut-through, can deadlock past saturation)"),
     Key("bmu.injection_contexts", "int", 6,
         "BMU slots on the time-sliced bus: packets the BMU can be sending at once", 1),
     Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}"),

@@ -168,6 +168,7 @@ def listing(program: Microprogram) -> str:
     cond_names = {v: k for k, v in isa.CONDITIONS.items()}
     via_names = {v: k for k, v in isa.VIAS.items()}
     rows = []
+    width = max([len(name) for name in program.labels] + [5])
     for pc in range(len(program)):
         op = int(program.code[isa.CODE_OP, pc])
         arg = int(program.code[isa.CODE_ARG, pc])
@@ -183,5 +184,6 @@ def listing(program: Microprogram) -> str:
         else:
             operands = ""
         cycles = int(program.code[isa.CODE_CYCLES, pc])
-        rows.append(f"{pc:4d}  {label_at.get(pc, ''):14s}  {isa.OPCODE_NAMES[op]:12s}  {operands:32s}  {cycles} cyc")
+        label = label_at.get(pc, "")
+        rows.append(f"{pc:4d}  {label:{width}s}  {isa.OPCODE_NAMES[op]:12s}  {operands:36s}  {cycles} cyc")
     return "\n".join(rows)

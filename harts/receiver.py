@@ -9,7 +9,7 @@ contexts), which is also the priority when two of them reserve the same transmit
 
 
 from . import isa
-from .bmu import bmu_change, bmu_enqueue, bmu_pop_ready
+from .bmu import bmu_change, bmu_enqueue, bmu_free_bytes, bmu_pop_ready
 from .jit import kernel_part
 from .link import receiver_next_pending
 from .network_processor import log_delivery
@@ -26,6 +26,7 @@ from .state import (
     CX_STREAM_START,
     CX_STREAMING,
     CX_WAKE,
+    DROP_BMU_OVERFLOW,
     ERR_BAD_CONTEXT,
     ERR_DROPPED,
     ERR_FIFO_OVERFLOW,
@@ -40,6 +41,7 @@ from .state import (
     PK_CUTS,
     PK_DIR,
     PK_DIST,
+    PK_DROPPED,
     PK_FLAGS,
     PK_HOPS,
     PK_IN_BMU,
@@ -47,6 +49,7 @@ from .state import (
     PK_LEN,
     PK_READY,
     PK_STORES,
+    PR_BMU_DROPS_WHEN_FULL,
     PR_BMU_SETUP,
     PR_BUS_DELAY,
     PR_BYTES_PER_CYCLE,
@@ -58,6 +61,7 @@ from .state import (
     PR_PORTS,
     PR_SLOT_BYTES,
     ST_CUT_THROUGHS,
+    ST_DROPS,
     ST_ERROR,
     ST_ERROR_CONTEXT,
     ST_ERROR_CYCLE,
@@ -66,6 +70,7 @@ from .state import (
     ST_FIFO_PEAK,
     ST_INSTRUCTIONS,
     ST_LAST_PROGRESS,
+    ST_OVERFLOWS,
     ST_STORED_IN,
     ST_STORED_OUT,
     TX_FREE,
@@ -139,7 +144,8 @@ def _begin_stream(ci, p, local, c, ctx, pkt, node, stats, params, v):
         stats[ST_FIFO_PEAK] = backlog
     ctx[CX_STREAM_START, ci] = c
     # The BMU's promise of room for this packet ends: the bytes now go to a transmitter or into the BMU.
-    bmu_change(node, v, c, 0, -pkt[PK_LEN, p])
+    if params[PR_BMU_DROPS_WHEN_FULL] == 0:
+        bmu_change(node, v, c, 0, -pkt[PK_LEN, p])
     return backlog <= params[PR_FIFO_BYTES]
 
 
@@ -329,6 +335,14 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
                              dlog, stats, params)
                 else:
                     # store: the whole packet goes into the BMU and is sent on when a transmitter frees.
+                    if params[PR_BMU_DROPS_WHEN_FULL] != 0 and bmu_free_bytes(node, params, v) < length:
+                        pkt[PK_DROPPED, p] = DROP_BMU_OVERFLOW  # the bytes arrive and are thrown away
+                        stats[ST_OVERFLOWS] += 1
+                        stats[ST_DROPS] += 1
+                        stats[ST_INSTRUCTIONS] += 1
+                        ctx[CX_PC, ci] = following
+                        ctx[CX_WAKE, ci] = c + code[isa.CODE_CYCLES, pc] * bpc
+                        return
                     bmu_change(node, v, c, length, 0)
                     pkt[PK_IN_BMU, p] = 1
                     pkt[PK_STORES, p] += 1

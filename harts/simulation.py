@@ -106,7 +106,8 @@ class Result:
             "bmu_peak_bytes": int(self.nodes[S.ND_BMU_PEAK].max()),
             "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
             "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),
-            "dropped_by_faults": int(self.stats[S.ST_DROPS]),
+            "dropped_by_faults": int(self.stats[S.ST_DROPS] - self.stats[S.ST_OVERFLOWS]),
+            "dropped_by_bmu_overflow": int(self.stats[S.ST_OVERFLOWS]),
             "corrupted_transmissions": int(self.stats[S.ST_CORRUPTED]),
             "simulated_cycles": round(cycles, 3),
             "wall_seconds": self.wall_seconds,
@@ -168,14 +169,19 @@ class Simulation:
         p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
         p[S.PR_MESH_SIZE] = self.topology.size
+        if c["bmu.when_full"] not in ("drop", "wait"):
+            raise c.error("bmu.when_full", f"'bmu.when_full' must be drop or wait, got {c['bmu.when_full']!r}")
+        p[S.PR_BMU_DROPS_WHEN_FULL] = c["bmu.when_full"] == "drop"
         return p
 
     def run(self, traffic: Traffic | None = None, check: bool = True, progress: bool = False,
-            slice_cycles: int | None = None, faults: FaultSet | None = None) -> Result:
+            slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None) -> Result:
         """Run traffic (default: the config's) until the network is empty; check the invariants.
 
         With ``progress``, a bar on stderr follows the simulated cycles up to the last packet's creation.
-        ``faults`` replaces the config's faults for this run. The kernel runs in slices of simulated time (default: 1% of the traffic's duration, at least 1000
+        ``faults`` replaces the config's faults for this run. ``observer`` (see harts.trace) is called with
+        the state whenever the kernel returns, and makes it return at every cycle of the observer's window.
+        The kernel runs in slices of simulated time (default: 1% of the traffic's duration, at least 1000
         cycles) so that Ctrl-C is honoured between slices.
         """
         if traffic is None:
@@ -252,7 +258,11 @@ class Simulation:
         while True:
             if stats[S.ST_PAUSED] != 2:
                 params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_ticks
+                if observer is not None:
+                    params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]), int(params[S.PR_PAUSE_AT]))
             run_engine(*arguments, n_traffic)
+            if observer is not None:
+                observer.observe(int(stats[S.ST_TIME]), bool(stats[S.ST_PAUSED]), arguments[1], pkt, tx, node)
             if bar is not None:
                 bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
             if stats[S.ST_PAUSED] == 2:

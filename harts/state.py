@@ -61,6 +61,7 @@ FAULT_BOGUS = 4  # Byzantine: forwards correctly but sends a bogus copy to every
 DROP_CRASHED_NODE = 1
 DROP_DEAD_LINK = 2
 DROP_BYZANTINE_NODE = 3
+DROP_BMU_OVERFLOW = 4  # to be stored in a full BMU (bmu.when_full: drop)
 
 # ---- receiver contexts: P link receivers then B BMU injection contexts per node --------------------
 CX_PC = 0
@@ -84,7 +85,8 @@ TX_FREE = 0  # tick from which the next packet may start (after the forced idle 
 TX_BYTES = 1  # payload bytes sent
 TX_PACKETS = 2
 TX_DEAD = 3  # 1: what this transmitter sends is lost on the link
-TX_ROWS = 4
+TX_PACKET = 4  # the packet it sent last (for traces)
+TX_ROWS = 5
 
 # ---- nodes: BMU and network processor ---------------------------------------------------------------
 ND_BMU_USED = 0  # bytes of transit packets stored
@@ -141,7 +143,8 @@ ST_DROPS = 18  # packets swallowed by a crashed node, a dead link or a Byzantine
 ST_CORRUPTED = 19  # link transmissions that damaged the payload
 ST_BOGUS = 20  # bogus copies sent by Byzantine nodes
 ST_RANDOM = 21  # state of the kernel's random generator (link corruption)
-ST_ROWS = 22
+ST_OVERFLOWS = 22  # packets dropped because the BMU that had to store them was full
+ST_ROWS = 23
 
 # error codes (ST_ERROR)
 ERR_NONE = 0
@@ -178,7 +181,8 @@ PR_SLOT_BYTES = 17
 PR_PAUSE_AT = 18  # return (to show progress, or be interrupted) before simulating past this tick
 PR_MESH_SIZE = 19  # n, which the broadcast procedures use
 PR_CORRUPTION_PER_MILLION = 20  # probability that a link transmission damages the payload, x 1e6
-PR_ROWS = 21
+PR_BMU_DROPS_WHEN_FULL = 21  # 1: a full BMU drops a packet it should store; 0: cut-through credit flow control
+PR_ROWS = 22
 
 
 def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:

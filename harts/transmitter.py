@@ -27,6 +27,7 @@ from .state import (
     PK_HOPS,
     PK_LEN,
     PK_VALUE,
+    PR_BMU_DROPS_WHEN_FULL,
     PR_BUS_DELAY,
     PR_CORRUPTION_PER_MILLION,
     PR_IDLE_GAP_BYTES,
@@ -37,6 +38,7 @@ from .state import (
     TX_BYTES,
     TX_DEAD,
     TX_FREE,
+    TX_PACKET,
     TX_PACKETS,
     VALUE_ALTERED,
 )
@@ -46,8 +48,8 @@ from .state import (
 def transmit(tx, node, ctx, pkt, stats, params, nbr, v, direction, p, c):
     """Try to send packet p from node v in `direction`, its first byte on the bus at tick c.
 
-    Returns the byte-time the first byte leaves; -1 if the transmitter is busy; -2 if the next node's BMU
-    cannot promise room for the whole packet (virtual cut-through flow control).
+    Returns the tick the first byte leaves; -1 if the transmitter is busy; -2 if the next node's BMU cannot
+    promise room for the whole packet (virtual cut-through flow control, unless full BMUs drop instead).
     """
     t = v * params[PR_PORTS] + direction
     out_start = c + params[PR_BUS_DELAY]
@@ -56,11 +58,13 @@ def transmit(tx, node, ctx, pkt, stats, params, nbr, v, direction, p, c):
     u = nbr[v, direction]
     length = pkt[PK_LEN, p]
     lost = _lost_on_arrival(tx, node, t, u)
-    if lost == 0 and bmu_free_bytes(node, params, u) < length:
+    credit = lost == 0 and params[PR_BMU_DROPS_WHEN_FULL] == 0
+    if credit and bmu_free_bytes(node, params, u) < length:
         return -2
     tx[TX_FREE, t] = out_start + length + params[PR_IDLE_GAP_BYTES]
     tx[TX_BYTES, t] += length
     tx[TX_PACKETS, t] += 1
+    tx[TX_PACKET, t] = p
     pkt[PK_HOPS, p] += 1
     pkt[PK_BYTES_SENT, p] += length
     pkt[PK_DIR, p] = direction
@@ -75,7 +79,8 @@ def transmit(tx, node, ctx, pkt, stats, params, nbr, v, direction, p, c):
         pkt[PK_DROPPED, p] = lost
         stats[ST_DROPS] += 1
         return out_start
-    bmu_change(node, u, c, 0, length)
+    if credit:
+        bmu_change(node, u, c, 0, length)
     link_arrive(ctx, pkt, node, stats, params, u, direction, p, out_start, c)
     return out_start
 

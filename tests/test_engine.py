@@ -97,9 +97,24 @@ def test_saturating_load_still_delivers_every_packet():
 
 def test_small_bmu_applies_cut_through_flow_control():
     """With room for only a few packets, a BMU fills to exactly its capacity and never beyond."""
-    cfg = config(mesh__size=5, traffic__uniform__load=0.8, run__cycles=3000, bmu__capacity_bytes=2048)
+    cfg = config(mesh__size=5, traffic__uniform__load=0.8, run__cycles=3000, bmu__capacity_bytes=2048,
+                 bmu__when_full="wait")
     result = Simulation(cfg).run()
     assert result.nodes[S.ND_BMU_PEAK].max() == 2048
+    assert result.summary()["dropped_by_bmu_overflow"] == 0
+
+
+def test_far_past_saturation_full_bmus_drop_and_count_instead_of_deadlocking():
+    """E-7 at load 2.0 deadlocks with waiting flow control; with dropping BMUs (the default) it runs to
+    the end, and every packet is delivered or counted as a BMU overflow."""
+    busy = {"mesh__size": 7, "traffic__uniform__load": 2.0, "run__cycles": 20000}
+    with pytest.raises(SimulationError, match="deadlock"):
+        Simulation(config(**busy, bmu__when_full="wait", run__deadlock_cycles=20000)).run()
+    result = Simulation(config(**busy)).run()
+    summary = result.summary()
+    assert summary["dropped_by_bmu_overflow"] > 0
+    assert summary["deliveries"] + summary["dropped_by_bmu_overflow"] == summary["packets"]
+    assert result.nodes[S.ND_BMU_PEAK].max() <= config()["bmu.capacity_bytes"]
 
 
 def test_broadcast_worm_is_teed_at_every_node_at_zero_load():

@@ -1,0 +1,112 @@
+"""Waveforms of the controller: a VCD file of chosen nodes, cycle by cycle, for GTKWave.
+
+For each traced node v:
+  n{v}.rx{q}.pc, n{v}.rx{q}.packet      link receiver q: microprogram counter, packet id + 1 (0: idle)
+  n{v}.bmu{i}.pc, n{v}.bmu{i}.packet    BMU injection context i, the same
+  n{v}.tx{d}.busy, n{v}.tx{d}.owner     transmitter d: sending (or in its idle gap); packet id + 1
+  n{v}.bus.slot{q}                      1 while receiver q writes a packet onto the time-sliced bus
+  n{v}.bmu.queue, n{v}.bmu.bytes        packets waiting in the BMU ready queue; transit bytes stored
+Time is in ns; one controller cycle is clock_period_us x 1000 ns, and a value stamped at cycle c is the
+state at the end of cycle c.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import state as S
+
+
+@dataclass
+class TraceObserver:
+    """Samples the state at every cycle of [first, last] (called by Simulation.run between kernel calls)."""
+
+    writer: object
+    nodes: list[int]
+    first: int
+    last: int
+    bpc: int
+    ports: int
+    injectors: int
+    slot_bytes: int
+    idle_gap: int
+    period_ns: int
+    variables: dict = field(default_factory=dict)
+    sampled: int = -1  # last cycle written
+
+    def pause_before(self, now: int, proposed: int) -> int:
+        """Where the kernel must stop: at the end of every cycle inside the window."""
+        cycle = now // self.bpc
+        if cycle < self.first:
+            return min(proposed, self.first * self.bpc - 1)
+        if cycle <= self.last:
+            return (cycle + 1) * self.bpc - 1
+        return proposed
+
+    def observe(self, now: int, paused: bool, ctx, pkt, tx, node) -> None:
+        """The state holds for every cycle before `now` that was not sampled yet (idle cycles change
+        nothing but what depends on time, which is computed per cycle)."""
+        upto = min(self.last, (now - 1) // self.bpc if paused else self.last)
+        for cycle in range(max(self.first, self.sampled + 1), upto + 1):
+            self._sample(cycle, ctx, pkt, tx, node)
+            self.sampled = cycle
+
+    def _sample(self, cycle: int, ctx, pkt, tx, node) -> None:
+        tick = cycle * self.bpc
+        stamp = cycle * self.period_ns
+        per_node = self.ports + self.injectors
+        for v in self.nodes:
+            for k in range(per_node):
+                ci = v * per_node + k
+                name = f"rx{k}" if k < self.ports else f"bmu{k - self.ports}"
+                packet = int(ctx[S.CX_PKT, ci])
+                self._change(stamp, f"n{v}.{name}.pc", int(ctx[S.CX_PC, ci]) if packet >= 0 else 0)
+                self._change(stamp, f"n{v}.{name}.packet", packet + 1)
+                if k < self.ports:
+                    self._change(stamp, f"n{v}.bus.slot{k}", int(packet >= 0 and ctx[S.CX_STREAMING, ci] != 0
+                                                                and tick < self._tail(ci, packet, ctx, pkt)))
+            for d in range(self.ports):
+                t = v * self.ports + d
+                # busy from the packet's first byte to the end of the idle gap after it
+                start = tx[S.TX_FREE, t] - self.idle_gap - pkt[S.PK_LEN, tx[S.TX_PACKET, t]]
+                busy = int(tx[S.TX_PACKETS, t] > 0 and start <= tick < tx[S.TX_FREE, t])
+                self._change(stamp, f"n{v}.tx{d}.busy", busy)
+                self._change(stamp, f"n{v}.tx{d}.owner", int(tx[S.TX_PACKET, t]) + 1 if busy else 0)
+            self._change(stamp, f"n{v}.bmu.queue", int(node[S.ND_QUEUE_LEN, v]))
+            self._change(stamp, f"n{v}.bmu.bytes", int(node[S.ND_BMU_USED, v]))
+
+    def _tail(self, ci: int, packet: int, ctx, pkt) -> int:
+        length = int(pkt[S.PK_LEN, packet])
+        return max(int(ctx[S.CX_ARRIVE, ci]) + length,
+                   int(ctx[S.CX_STREAM_START, ci]) - (-length * self.bpc // self.slot_bytes))
+
+    def _change(self, stamp: int, name: str, value: int) -> None:
+        self.writer.change(self.variables[name], stamp, value)
+
+
+def write_trace(sim, traffic, path: str, nodes: list[int], first: int, last: int):
+    """Run `traffic` on `sim` and write the chosen nodes' signals over cycles first..last to `path`."""
+    from vcd import VCDWriter
+
+    config = sim.config
+    ports, injectors = sim.topology.n_ports, config["bmu.injection_contexts"]
+    period_ns = round(config["timing.clock_period_us"] * 1000)
+    comment = f"harts: E-{sim.topology.size}, cycle = {period_ns} ns"
+    with open(path, "w") as handle, VCDWriter(handle, timescale="1 ns", date="today", comment=comment) as writer:
+        observer = TraceObserver(writer, nodes, first, last, config.bytes_per_cycle, ports, injectors,
+                                 config["timing.bus_slot_bytes"], config["timing.idle_gap_bytes"], period_ns)
+        for v in nodes:
+            for k in range(ports + injectors):
+                name = f"rx{k}" if k < ports else f"bmu{k - ports}"
+                observer.variables[f"n{v}.{name}.pc"] = writer.register_var(f"n{v}.{name}", "pc", "integer", size=16)
+                observer.variables[f"n{v}.{name}.packet"] = writer.register_var(f"n{v}.{name}", "packet", "integer",
+                                                                                size=32)
+            for d in range(ports):
+                observer.variables[f"n{v}.tx{d}.busy"] = writer.register_var(f"n{v}.tx{d}", "busy", "wire", size=1)
+                observer.variables[f"n{v}.tx{d}.owner"] = writer.register_var(f"n{v}.tx{d}", "owner", "integer",
+                                                                              size=32)
+            for q in range(ports):
+                observer.variables[f"n{v}.bus.slot{q}"] = writer.register_var(f"n{v}.bus", f"slot{q}", "wire", size=1)
+            observer.variables[f"n{v}.bmu.queue"] = writer.register_var(f"n{v}.bmu", "queue", "integer", size=16)
+            observer.variables[f"n{v}.bmu.bytes"] = writer.register_var(f"n{v}.bmu", "bytes", "integer", size=32)
+        return sim.run(traffic, observer=observer)
