@@ -35,8 +35,10 @@ def deadline_ticks(config: Config, algorithm: str, length: int, source: int = 0)
 @dataclass
 class ToleranceRow:
     algorithm: str
+    size: int
     faults: int
     kind: str
+    behaviour: str  # of the Byzantine nodes
     trials: int
     correct_fraction: float  # mean over trials of the share of non-faulty nodes deciding correctly
     all_correct_fraction: float  # share of trials in which every non-faulty node decided correctly
@@ -66,7 +68,7 @@ def tolerance(config: Config, algorithm: str, kind: str, max_faults: int, trials
             decisions = decide(sim.run(traffic, faults=faults), config["reception.rule"], deadline)
             fractions.append(float(decisions.correct_fraction()[0]))
             all_ok.append(bool(decisions.all_correct()[0]))
-        rows.append(ToleranceRow(algorithm, f, kind, len(fractions), float(np.mean(fractions)),
+        rows.append(ToleranceRow(algorithm, sim.topology.size, f, kind, behaviour, len(fractions), float(np.mean(fractions)),
                                  float(np.mean(all_ok)), float(np.min(fractions))))
     return rows
 
@@ -81,11 +83,13 @@ def plot_tolerance(rows: list[ToleranceRow], path: str) -> None:
         mine = [r for r in rows if r.algorithm == algorithm]
         ax.plot([r.faults for r in mine], [r.correct_fraction for r in mine], marker="o", label=algorithm.upper())
     kind = rows[0].kind
-    ax.set_xlabel(f"number of {'crashed' if kind == 'crash' else 'Byzantine'} nodes (random, never the source)")
+    what = "crashed" if kind == "crash" else f"Byzantine ({rows[0].behaviour})"
+    ax.set_xlabel(f"number of {what} nodes (random, never the source)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_ylabel("fraction of non-faulty nodes deciding correctly")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"Correct decisions under {kind} faults ({rows[0].trials if rows[0].faults else rows[-1].trials} "
-                 f"trials per point)", fontsize=9)
+    ax.set_title(f"Correct decisions on E-{rows[0].size} under {what} nodes ({rows[-1].trials} random fault "
+                 f"sets per count)", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

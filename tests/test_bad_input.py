@@ -147,3 +147,33 @@ def test_broadcast_arguments(args, words):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], proc.stderr
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ("faults:\n  crashed: [3, 99]\n", 2, "expected a node number 0..60"),
+    ("faults:\n  byzantine:\n    - {node: 4, behaviour: lie}\n", 3, "'behaviour' must be one of alter, drop, bogus"),
+    ("faults:\n  dead_links:\n    - {node: 4, direction: 6}\n", 3, "'direction' must be 0..5"),
+    ("faults:\n  corruption_probability: 1.5\n", 2, "must be in 0..1"),
+    ("bmu:\n  when_full: sometimes\n", 2, "must be drop or wait"),
+])
+def test_fault_config_errors_name_the_line(tmp_path, text, line, words):
+    from harts.simulation import Simulation
+    path = write(tmp_path, "bad.yaml", text)
+    with pytest.raises(InputError) as err:
+        Simulation(load_config(path))
+    assert words in str(err.value), str(err.value)
+    assert err.value.line == line
+
+
+@pytest.mark.parametrize("args,words", [
+    (["faults", "--algorithm", "6bcast", "--size", "3", "--crash", "2", "--byzantine", "1"], "not allowed with"),
+    (["faults", "--algorithm", "9bcast", "--size", "3", "--crash", "2"], "--algorithm expects"),
+    (["faults", "--algorithm", "6bcast", "--size", "3", "--crash", "30"], "at most 17 faulty nodes"),
+    (["trace", "configs/explicit_e5.yaml", "--vcd", "/tmp/x.vcd", "--nodes", "0,500"], "--nodes must be nodes"),
+    (["microcode", "check", "no/such.yaml"], "no/such.yaml: file not found"),
+])
+def test_fault_and_tool_arguments(args, words):
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], proc.stderr
