@@ -68,8 +68,8 @@ def tolerance(config: Config, algorithm: str, kind: str, max_faults: int, trials
             decisions = decide(sim.run(traffic, faults=faults), config["reception.rule"], deadline)
             fractions.append(float(decisions.correct_fraction()[0]))
             all_ok.append(bool(decisions.all_correct()[0]))
-        rows.append(ToleranceRow(algorithm, sim.topology.size, f, kind, behaviour, len(fractions), float(np.mean(fractions)),
-                                 float(np.mean(all_ok)), float(np.min(fractions))))
+        rows.append(ToleranceRow(algorithm, sim.topology.size, f, kind, behaviour, len(fractions),
+                                 float(np.mean(fractions)), float(np.mean(all_ok)), float(np.min(fractions))))
     return rows
 
 
