@@ -245,7 +245,7 @@ class Simulation:
                      topo.neighbours, topo.axis_positive, topo.axis_negative,
                      np.zeros((8, 4), dtype=np.int64))
         if not run_engine.signatures and not kernel_is_cached():
-            print("harts: compiling the simulation kernel (first run only, about 15 s)", file=sys.stderr,
+            print("harts: compiling the simulation kernel (first run only, 15-30 s)", file=sys.stderr,
                   flush=True)
         started = time.perf_counter()
         # An empty call (no traffic) loads or compiles the kernel, so wall_seconds counts simulation only.
