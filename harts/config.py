@@ -190,7 +190,3 @@ def load_config(path: str | Path) -> Config:
     config.bytes_per_cycle  # noqa: B018 - raises on a non-integral link rate
     return config
 
-
-def describe_keys() -> str:
-    """The table of keys for README/--help: name, default, meaning."""
-    return "\n".join(f"{k.name:40s} {k.default!r:>12}  {k.meaning}" for k in KEYS)
