@@ -130,15 +130,20 @@ def engine_copies(result: Result, broadcast_id: int) -> list[EngineCopy]:
     return copies
 
 
+def broadcast_traffic(sim: Simulation, algorithm: str, source: int, length: int,
+                      at_cycle: int | None = None) -> Traffic:
+    """One broadcast over the config's own traffic (if any), starting at run.warmup_cycles unless
+    `at_cycle` says otherwise."""
+    when = sim.config["run.warmup_cycles"] if at_cycle is None else at_cycle
+    return Traffic.concatenate([broadcasts([when], [source], [ALGORITHMS[algorithm]], [length]),
+                                build_traffic(sim.config, sim.topology)])
+
+
 def run_broadcast(config: Config, algorithm: str, source: int = 0, length: int = 64,
                   at_cycle: int | None = None, progress: bool = False) -> BroadcastRun:
-    """One broadcast on the network the config describes (idle, or with the config's traffic in the
-    background; the broadcast then starts at run.warmup_cycles unless `at_cycle` says otherwise)."""
-    procedure = ALGORITHMS[algorithm]
+    """One broadcast on the network the config describes, idle or with the config's traffic."""
     sim = Simulation(config)
-    background = build_traffic(config, sim.topology)
-    when = config["run.warmup_cycles"] if at_cycle is None else at_cycle
-    traffic = Traffic.concatenate([broadcasts([when], [source], [procedure], [length]), background])
+    traffic = broadcast_traffic(sim, algorithm, source, length, at_cycle)
     result = sim.run(traffic, progress=progress)
     index = int(np.nonzero(traffic.kind == S.KIND_INITIATE)[0][0])
     broadcast_id = int(result.packets[S.PK_BCAST, index])

@@ -29,7 +29,6 @@ from .state import (
     PR_LAST_TICK,
     PR_PAUSE_AT,
     PR_PORTS,
-    ST_ACTIVE_TICKS,
     ST_DELIVERIES,
     ST_DROPS,
     ST_ERROR,
@@ -69,10 +68,12 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
     per_node = params[PR_PORTS] + params[PR_INJECTORS]
     for v in range(n_nodes):
         _refresh_node_wake(ctx, node, v, per_node)
+    # One tick creates at most a few records and deliveries per node; below that much room, return so that
+    # the caller can grow the tables.
+    room = 16 * n_nodes + 64
     c = stats[ST_TIME]
     stats[ST_PAUSED] = 0
     while True:
-        stats[ST_ACTIVE_TICKS] += 1
         stats[ST_WOKEN] = NEVER
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and pkt[PK_CREATE, i] <= c:
@@ -125,9 +126,6 @@ def run_engine(code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, nb
             stats[ST_TIME] = c
             stats[ST_PAUSED] = 1
             return
-        # One tick creates at most a few records and deliveries per node; below that much room, return
-        # so that the caller can grow the tables.
-        room = 16 * n_nodes + 64
         if stats[ST_PACKETS] + room > pkt.shape[1] or stats[ST_DELIVERIES] + room > dlog.shape[1]:
             stats[ST_TIME] = c
             stats[ST_PAUSED] = 2

@@ -21,7 +21,7 @@ from . import state as S
 from .config import defaults
 from .relay import ALGORITHMS
 from .simulation import Simulation
-from .traffic import paper_workload
+from .traffic import PAPER_BROADCAST_PROBABILITY, PAPER_MEAN_LENGTH, paper_workload
 
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
          10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042}
@@ -84,7 +84,7 @@ def replication(point: Point, index: int) -> dict:
     sim = Simulation(cfg)
     n = sim.topology.n_nodes
     bpc = cfg.bytes_per_cycle
-    per_cycle = n * point.load * bpc / 185.6 * 0.001  # broadcasts per cycle (185.6 B: the mean length)
+    per_cycle = n * point.load * bpc / PAPER_MEAN_LENGTH * PAPER_BROADCAST_PROBABILITY  # broadcasts per cycle
     window = max(20_000, int(point.precision.broadcasts_per_replication / per_cycle))
     warmup = max(2_000, window // 10)
     # Common random numbers: every algorithm sees the same traffic at the same size, load and replication,
@@ -113,11 +113,7 @@ def replication(point: Point, index: int) -> dict:
                              & (created[: len(traffic)] < end))[0]
     latencies, means = [], []
     if len(initiations):
-        slot = np.full(int(pk[S.PK_BCAST].max()) + 1, -1)
-        slot[pk[S.PK_BCAST, initiations]] = np.arange(len(initiations))
-        copy_rows = np.nonzero(pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)[0]
-        row = slot[pk[S.PK_BCAST, dl[S.DL_PKT, copy_rows]]]
-        copy_rows, row = copy_rows[row >= 0], row[row >= 0]
+        copy_rows, row = result.broadcast_copies(initiations)
         # per broadcast and node: when the node held all its copies
         last = np.zeros(len(initiations) * n, dtype=np.int64)
         np.maximum.at(last, row * n + dl[S.DL_NODE, copy_rows],

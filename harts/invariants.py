@@ -127,12 +127,8 @@ def _broadcast_problems(result) -> list[str]:
     faults = result.faults
     if len(initiations) and not (faults.node_fault.any() or faults.dead_transmitters.any()):
         n = topo.n_nodes
-        bids = pk[S.PK_BCAST, initiations]
-        slot = np.full(int(pk[S.PK_BCAST].max()) + 1, -1)
-        slot[bids] = np.arange(len(initiations))
-        row = slot[pk[S.PK_BCAST, record]]
-        mine = row >= 0
-        per_node = np.bincount(row[mine] * n + dl[S.DL_NODE, copies[mine]],
+        rows, which = result.broadcast_copies(initiations)
+        per_node = np.bincount(which * n + dl[S.DL_NODE, rows],
                                minlength=len(initiations) * n).reshape(len(initiations), n)
         expected = np.array([COPIES[int(a)] for a in result.traffic.algorithm[initiations]])[:, None] \
             * np.ones(n, dtype=np.int64)

@@ -26,7 +26,7 @@ from .state import (
 
 @kernel_part
 def link_arrive(ctx, pkt, node, stats, params, u, direction, p, out_start, c):
-    """Packet p starts leaving a transmitter at byte-time out_start towards node u, travelling in `direction`."""
+    """Packet p starts leaving a transmitter at tick out_start towards node u, travelling in `direction`."""
     arrive = out_start + params[PR_LINK_DELAY]
     ci = u * (params[PR_PORTS] + params[PR_INJECTORS]) + direction
     if ctx[CX_PKT, ci] < 0:
@@ -50,7 +50,7 @@ def link_arrive(ctx, pkt, node, stats, params, u, direction, p, out_start, c):
 
 @kernel_part
 def receiver_begin(ctx, params, ci, p, arrive, c):
-    """Start link receiver ci on packet p whose first byte arrives at byte-time `arrive`."""
+    """Start link receiver ci on packet p whose first byte arrives at tick `arrive`."""
     ctx[CX_PKT, ci] = p
     ctx[CX_ARRIVE, ci] = arrive
     ctx[CX_PC, ci] = params[PR_ENTRY_RECEIVE]

@@ -48,7 +48,6 @@ from .state import (
     PK_BCAST,
     PK_CREATE,
     PK_CUTS,
-    PK_DELIVERIES,
     PK_DIR,
     PK_DIST,
     PK_DIST0,
@@ -70,6 +69,7 @@ from .state import (
     PR_MESH_SIZE,
     PR_NP_RECEIVE,
     PR_NP_SEND,
+    PR_PORTS,
     ST_BOGUS,
     ST_DELIVERIES,
     ST_ERROR,
@@ -153,7 +153,6 @@ def log_delivery(dlog, node, pkt, stats, params, v, p, time, hops, cuts, stores,
     dlog[DL_DIR, d] = direction
     dlog[DL_VALUE, d] = pkt[PK_VALUE, p]
     dlog[DL_NEXT, d] = -1
-    pkt[PK_DELIVERIES, p] += 1
     if pkt[PK_KIND, p] == KIND_BROADCAST:
         # Broadcast copies wait in the NP's inbox in the order they complete.
         prev = -1
@@ -211,13 +210,14 @@ def np_step(node, pkt, ctx, dlog, stats, params, scratch, v, c):
             # A Byzantine node forges a copy for every neighbour per genuine copy it gets, claiming the
             # same broadcast (forgeries are not answered with more forgeries, or two such nodes would
             # feed each other forever).
-            for direction in range(6):
+            ports = params[PR_PORTS]
+            for direction in range(ports):
                 scratch[direction, SEND_DIRECTION] = direction
                 scratch[direction, SEND_DISTANCE] = 1
                 scratch[direction, SEND_STEP] = pkt[PK_STEP, p]
                 scratch[direction, SEND_TAG] = 0
-            stats[ST_BOGUS] += 6
-            _send_all(node, pkt, ctx, stats, params, scratch, 6, v, p, NO_PROCEDURE, VALUE_ALTERED, 0, d,
+            stats[ST_BOGUS] += ports
+            _send_all(node, pkt, ctx, stats, params, scratch, ports, v, p, NO_PROCEDURE, VALUE_ALTERED, 0, d,
                       dlog[DL_HOPS, d], dlog[DL_CUTS, d], dlog[DL_STORES, d] + 1, handed, c)
 
 

@@ -35,7 +35,6 @@ from .state import (
     ERR_TWO_STREAMS,
     FLAG_MARKED,
     KIND_BROADCAST,
-    ND_STORES,
     NEVER,
     PK_BYTES_RECEIVED,
     PK_CUTS,
@@ -104,8 +103,8 @@ def _condition(cond, ci, p, local, ctx, ctx_tags, pkt):
 
 
 @kernel_part
-def _tail_time(ci, p, local, ctx, pkt, params):
-    """Byte-time the packet's last byte has passed this context.
+def tail_time(ci, p, local, ctx, pkt, params):
+    """Tick at which the packet's last byte has passed this context.
 
     A BMU context is done when the last byte has left the transmitter. A link receiver empties its FIFO
     onto the bus at PR_SLOT_BYTES per cycle, faster than the link fills it, so once streaming it catches
@@ -134,7 +133,7 @@ def _write_header(ci, p, ctx, ctx_tags, pkt, tags):
 
 @kernel_part
 def _begin_stream(ci, p, local, c, ctx, pkt, node, stats, params, v):
-    """The receiver starts writing packet p on the bus in cycle c. Returns False on FIFO overflow."""
+    """The receiver starts writing packet p on the bus at tick c. Returns False on FIFO overflow."""
     ctx[CX_STREAMING, ci] = 1
     stats[ST_LAST_PROGRESS] = c
     if local:
@@ -153,8 +152,8 @@ def _begin_stream(ci, p, local, c, ctx, pkt, node, stats, params, v):
 def _forward(ci, p, v, via, c, ctx, ctx_tags, pkt, tags, tx, node, stats, params, nbr, axis_pos, axis_neg):
     """Reserve a transmitter (the productive directions, or straight on) and start the packet on it.
 
-    Returns the byte-time the first byte leaves, or -1 when no transmitter was free; then CX_RETRY holds
-    the first cycle one of the tried transmitters could be reserved. Among productive directions the
+    Returns the tick the first byte leaves, or -1 when no transmitter was free; then CX_RETRY holds the
+    first tick one of the tried transmitters could be reserved. Among productive directions the
     one with the most hops left on its axis is tried first (ties: lower axis), spreading the two routes.
     """
     retry = NEVER
@@ -242,9 +241,9 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
         ctx[CX_HEADER, ci] = 1
 
     elif op == isa.OP_WAIT_TAIL:
-        tail_time = _tail_time(ci, p, local, ctx, pkt, params)
-        if c < tail_time:
-            ctx[CX_WAKE, ci] = tail_time
+        tail = tail_time(ci, p, local, ctx, pkt, params)
+        if c < tail:
+            ctx[CX_WAKE, ci] = tail
             return
 
     elif op == isa.OP_JUMP:
@@ -257,7 +256,7 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
         if ctx[CX_STREAMING, ci] == 0:
             _fail(stats, ERR_DROPPED, ci, pc, p, c)
             return
-        if c < _tail_time(ci, p, local, ctx, pkt, params):
+        if c < tail_time(ci, p, local, ctx, pkt, params):
             _fail(stats, ERR_TRUNCATED, ci, pc, p, c)
             return
         stats[ST_LAST_PROGRESS] = c
@@ -294,15 +293,7 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
             if local and op != isa.OP_FORWARD:
                 _fail(stats, ERR_BAD_CONTEXT, ci, pc, p, c)
                 return
-            if op == isa.OP_TEE and ctx[CX_DIST, ci] == 0:
-                # RELAY: a BROADCAST packet whose distance ran out is delivered and goes no further.
-                _write_header(ci, p, ctx, ctx_tags, pkt, tags)
-                if not _begin_stream(ci, p, local, c, ctx, pkt, node, stats, params, v):
-                    _fail(stats, ERR_FIFO_OVERFLOW, ci, pc, p, c)
-                    return
-                _deliver(ci, p, v, c, pkt[PK_HOPS, p], pkt[PK_CUTS, p], pkt[PK_STORES, p], ctx, pkt, node,
-                         dlog, stats, params)
-            elif op == isa.OP_FORWARD or op == isa.OP_TEE:
+            if op == isa.OP_FORWARD or (op == isa.OP_TEE and ctx[CX_DIST, ci] != 0):
                 hops, cuts, stores = pkt[PK_HOPS, p], pkt[PK_CUTS, p], pkt[PK_STORES, p]
                 out_start = _forward(ci, p, v, code[isa.CODE_ARG, pc], c, ctx, ctx_tags, pkt, tags, tx, node,
                                      stats, params, nbr, axis_pos, axis_neg)
@@ -326,31 +317,26 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
                     if op == isa.OP_TEE:
                         _deliver(ci, p, v, c, hops, cuts, stores, ctx, pkt, node, dlog, stats, params)
             else:
+                # deliver, store, or a tee whose distance ran out (RELAY: delivered, not sent further)
                 _write_header(ci, p, ctx, ctx_tags, pkt, tags)
                 if not _begin_stream(ci, p, local, c, ctx, pkt, node, stats, params, v):
                     _fail(stats, ERR_FIFO_OVERFLOW, ci, pc, p, c)
                     return
-                if op == isa.OP_DELIVER:
+                if op != isa.OP_STORE:
                     _deliver(ci, p, v, c, pkt[PK_HOPS, p], pkt[PK_CUTS, p], pkt[PK_STORES, p], ctx, pkt, node,
                              dlog, stats, params)
+                elif params[PR_BMU_DROPS_WHEN_FULL] != 0 and bmu_free_bytes(node, params, v) < length:
+                    pkt[PK_DROPPED, p] = DROP_BMU_OVERFLOW  # the bytes still arrive, and are thrown away
+                    stats[ST_OVERFLOWS] += 1
+                    stats[ST_DROPS] += 1
                 else:
-                    # store: the whole packet goes into the BMU and is sent on when a transmitter frees.
-                    if params[PR_BMU_DROPS_WHEN_FULL] != 0 and bmu_free_bytes(node, params, v) < length:
-                        pkt[PK_DROPPED, p] = DROP_BMU_OVERFLOW  # the bytes arrive and are thrown away
-                        stats[ST_OVERFLOWS] += 1
-                        stats[ST_DROPS] += 1
-                        stats[ST_INSTRUCTIONS] += 1
-                        ctx[CX_PC, ci] = following
-                        ctx[CX_WAKE, ci] = c + code[isa.CODE_CYCLES, pc] * bpc
-                        return
+                    # the whole packet goes into the BMU and is sent on when a transmitter frees
                     bmu_change(node, v, c, length, 0)
                     pkt[PK_IN_BMU, p] = 1
                     pkt[PK_STORES, p] += 1
-                    pkt[PK_DIR, p] = ctx[CX_DIR, ci]
-                    node[ND_STORES, v] += 1
                     stats[ST_STORED_IN] += length
-                    tail_time = _tail_time(ci, p, local, ctx, pkt, params)
-                    pkt[PK_READY, p] = tail_time + params[PR_BUS_DELAY] + params[PR_BMU_SETUP]
+                    pkt[PK_READY, p] = tail_time(ci, p, local, ctx, pkt, params) + params[PR_BUS_DELAY] \
+                        + params[PR_BMU_SETUP]
                     bmu_enqueue(node, pkt, ctx, params, v, p, c)
 
     stats[ST_INSTRUCTIONS] += 1
@@ -361,6 +347,6 @@ def step(ci, c, code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params, n
 @kernel_part
 def _deliver(ci, p, v, c, hops, cuts, stores, ctx, pkt, node, dlog, stats, params):
     """The packet streams into the BMU and on to the NP; the copy counts when its last byte is there."""
-    time = _tail_time(ci, p, False, ctx, pkt, params) + params[PR_BUS_DELAY] + params[PR_DELIVER]
+    time = tail_time(ci, p, False, ctx, pkt, params) + params[PR_BUS_DELAY] + params[PR_DELIVER]
     log_delivery(dlog, node, pkt, stats, params, v, p, time, hops, cuts, stores, ctx[CX_DIST, ci],
                  ctx[CX_FLAGS, ci], ctx[CX_DIR, ci], c)

@@ -47,11 +47,7 @@ def decide(result, rule: str, deadline_ticks: np.ndarray | int) -> Decisions:
     n = topo.n_nodes
     initiations = np.nonzero(result.traffic.kind == S.KIND_INITIATE)[0]
     b = len(initiations)
-    slot = np.full(int(pk[S.PK_BCAST].max(initial=0)) + 1, -1)
-    slot[pk[S.PK_BCAST, initiations]] = np.arange(b)
-    rows = np.nonzero(pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)[0]
-    which = slot[pk[S.PK_BCAST, dl[S.DL_PKT, rows]]]
-    rows, which = rows[which >= 0], which[which >= 0]
+    rows, which = result.broadcast_copies(initiations)
     elapsed = dl[S.DL_TIME, rows] - pk[S.PK_CREATE, initiations[which]]
     in_time = elapsed <= np.broadcast_to(np.asarray(deadline_ticks), (b,))[which]
     rows, which, elapsed = rows[in_time], which[in_time], elapsed[in_time]

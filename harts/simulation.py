@@ -66,6 +66,16 @@ class Result:
     def cycles(self) -> Fraction:
         return Fraction(self.ticks, self.bytes_per_cycle)
 
+    def broadcast_copies(self, initiations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The delivery-log columns of the copies of the broadcasts that the traffic records `initiations`
+        started, and for each copy the position in `initiations` of its broadcast."""
+        pk, dl = self.packets, self.deliveries
+        position = np.full(int(pk[S.PK_BCAST].max(initial=0)) + 1, -1)
+        position[pk[S.PK_BCAST, initiations]] = np.arange(len(initiations))
+        rows = np.nonzero(pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)[0]
+        which = position[pk[S.PK_BCAST, dl[S.DL_PKT, rows]]]
+        return rows[which >= 0], which[which >= 0]
+
     def unicast_latency(self, packet: int) -> Fraction:
         """Exact latency of one unicast packet in cycles."""
         row = np.nonzero(self.deliveries[S.DL_PKT] == packet)[0]
@@ -106,9 +116,11 @@ class Result:
             "bmu_peak_bytes": int(self.nodes[S.ND_BMU_PEAK].max()),
             "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
             "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),
+            "microinstructions": int(self.stats[S.ST_INSTRUCTIONS]),
             "dropped_by_faults": int(self.stats[S.ST_DROPS] - self.stats[S.ST_OVERFLOWS]),
             "dropped_by_bmu_overflow": int(self.stats[S.ST_OVERFLOWS]),
             "corrupted_transmissions": int(self.stats[S.ST_CORRUPTED]),
+            "forged_copies": int(self.stats[S.ST_BOGUS]),
             "simulated_cycles": round(cycles, 3),
             "wall_seconds": self.wall_seconds,
             "kernel_startup_seconds": self.startup_seconds,
@@ -121,6 +133,14 @@ class Result:
 def load_kernel() -> None:
     """Load the compiled kernel from numba's disk cache (compiling it the first time) in this process."""
     Simulation(defaults().with_values(mesh__size=3)).run(unicast([0], [0], [1], [64]))
+
+
+def _arguments(sim: Simulation, state: dict) -> tuple:
+    """The kernel's arguments in its order (see harts.engine.run_engine), all but the traffic count."""
+    topo = sim.topology
+    return (sim.microprogram.code, state["ctx"], state["ctx_tags"], state["pkt"], state["tags"], state["tx"],
+            state["node"], state["dlog"], state["stats"], state["params"], topo.neighbours, topo.axis_positive,
+            topo.axis_negative, state["scratch"])
 
 
 def _grow(table: np.ndarray) -> np.ndarray:
@@ -187,17 +207,61 @@ class Simulation:
         if traffic is None:
             traffic = build_traffic(self.config, self.topology)
         faults = self.faults if faults is None else faults
+        bpc = self.config.bytes_per_cycle
+        last_create = int(traffic.create[-1]) if len(traffic) else 0
+        state = self._initial_state(traffic, faults, last_create)
+        stats, params = state["stats"], state["params"]
+        started = time.perf_counter()
+        if not run_engine.signatures:
+            # The first call in a process loads the kernel from disk (or compiles it); an empty call does
+            # that apart, so wall_seconds counts simulation only.
+            if not kernel_is_cached():
+                print("harts: compiling the simulation kernel (first run only, 15-30 s)", file=sys.stderr,
+                      flush=True)
+            run_engine(*_arguments(self, {**state, "stats": stats.copy()}), 0)
+        loaded = time.perf_counter()
+        horizon = max(last_create, 1)
+        slice_ticks = bpc * (slice_cycles or max(1000, horizon // 100))
+        bar = _progress_bar(horizon) if progress else None
+        while True:
+            if stats[S.ST_PAUSED] != 2:
+                params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_ticks
+                if observer is not None:
+                    params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]), int(params[S.PR_PAUSE_AT]))
+            run_engine(*_arguments(self, state), len(traffic))
+            if observer is not None:
+                observer.observe(int(stats[S.ST_TIME]), bool(stats[S.ST_PAUSED]), state)
+            if bar is not None:
+                bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
+            if stats[S.ST_PAUSED] == 2:
+                for name in ("pkt", "tags", "dlog"):
+                    state[name] = _grow(state[name])
+            elif not stats[S.ST_PAUSED]:
+                break
+        if bar is not None:
+            bar.close()
+        wall = time.perf_counter() - loaded
+        node, ctx = state["node"], state["ctx"]
+        # Bring the BMU occupancy integrals up to the last tick.
+        node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[S.ND_BMU_CHANGED])
+        self._raise_on_error(stats, ctx, node)
+        result = Result(self.config, self.topology, traffic, state["pkt"][:, : int(stats[S.ST_PACKETS])],
+                        state["dlog"][:, : int(stats[S.ST_DELIVERIES])], state["tx"], node, stats, wall,
+                        loaded - started, faults)
+        if check:
+            check_invariants(result, ctx)
+        return result
+
+    def _initial_state(self, traffic: Traffic, faults: FaultSet, last_create: int) -> dict:
+        """Every table of the kernel, allocated once for the run (the packet and delivery tables are grown
+        if the kernel asks)."""
         topo = self.topology
         n_traffic = len(traffic)
-        worms = traffic.kind == S.KIND_BROADCAST
-        initiations = traffic.kind == S.KIND_INITIATE
         unicast = traffic.kind == S.KIND_UNICAST
-        n_worms = int(worms.sum())
-        n_initiations = int(initiations.sum())
-        # Room for the records the NPs create and for the deliveries; the kernel returns to have the
-        # tables grown when they run low (see _grow).
-        # (measured: 0.6N records per SBCAST on an idle-to-busy E-7, 1.3N for 2-BCAST, 4N for 6-BCAST)
-        spare = 64 + 16 * topo.n_nodes + 4 * topo.n_nodes * (n_worms + n_initiations)
+        broadcast = ~unicast
+        # Room for the records the NPs create and for the deliveries (measured: 0.6N records per SBCAST on
+        # an idle-to-busy E-7, 1.3N for 2-BCAST, 4N for 6-BCAST); more is made when it runs low.
+        spare = 64 + 16 * topo.n_nodes + 4 * topo.n_nodes * int(broadcast.sum())
         pkt = S.table(S.PK_ROWS, n_traffic + spare)
         pkt[S.PK_NEXT] = -1
         pkt[S.PK_PARENT] = -1
@@ -212,7 +276,6 @@ class Simulation:
         pkt[S.PK_ALGORITHM, :n_traffic] = traffic.algorithm
         pkt[S.PK_CREATE, :n_traffic] = traffic.create * self.config.bytes_per_cycle
         pkt[S.PK_VALUE, :n_traffic] = S.VALUE_TRUE
-        broadcast = ~unicast
         pkt[S.PK_BCAST, :n_traffic][broadcast] = np.arange(int(broadcast.sum()))
         tags = S.table(topo.n_axes, pkt.shape[1])
         if unicast.any():
@@ -224,7 +287,6 @@ class Simulation:
         ctx[S.CX_WAKE] = S.NEVER
         ctx[S.CX_PENDING_HEAD] = -1
         ctx[S.CX_PENDING_TAIL] = -1
-        ctx_tags = S.table(topo.n_axes, n_ctx)
         tx = S.table(S.TX_ROWS, topo.n_nodes * topo.n_ports)
         tx[S.TX_DEAD] = faults.dead_transmitters
         node = S.table(S.ND_ROWS, topo.n_nodes)
@@ -232,55 +294,20 @@ class Simulation:
         for row in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
             node[row] = -1
         node[S.ND_NP_WAKE] = S.NEVER
-        dlog = S.table(S.DL_ROWS, int(unicast.sum()) + spare)
-        stats = S.table(S.ST_ROWS, 1)[:, 0].copy()
+        stats = np.zeros(S.ST_ROWS, dtype=np.int64)
         stats[S.ST_PACKETS] = n_traffic
+        # xorshift needs a non-zero state: an odd constant mixed with the seed
         stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
         params = self.params.copy()
         params[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
-        last_create = int(traffic.create[-1]) if n_traffic else 0
         params[S.PR_LAST_TICK] = (last_create + self.config["run.drain_cycles"]) * self.config.bytes_per_cycle
-
-        arguments = (self.microprogram.code, ctx, ctx_tags, pkt, tags, tx, node, dlog, stats, params,
-                     topo.neighbours, topo.axis_positive, topo.axis_negative,
-                     np.zeros((8, 4), dtype=np.int64))
-        if not run_engine.signatures and not kernel_is_cached():
-            print("harts: compiling the simulation kernel (first run only, 15-30 s)", file=sys.stderr,
-                  flush=True)
-        started = time.perf_counter()
-        # An empty call (no traffic) loads or compiles the kernel, so wall_seconds counts simulation only.
-        run_engine(*arguments[:8], stats.copy(), *arguments[9:], 0)
-        loaded = time.perf_counter()
-        bpc = self.config.bytes_per_cycle
-        horizon = max(last_create, 1)
-        slice_ticks = bpc * (slice_cycles or max(1000, horizon // 100))
-        bar = _progress_bar(horizon) if progress else None
-        while True:
-            if stats[S.ST_PAUSED] != 2:
-                params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_ticks
-                if observer is not None:
-                    params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]), int(params[S.PR_PAUSE_AT]))
-            run_engine(*arguments, n_traffic)
-            if observer is not None:
-                observer.observe(int(stats[S.ST_TIME]), bool(stats[S.ST_PAUSED]), arguments[1], pkt, tx, node)
-            if bar is not None:
-                bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
-            if stats[S.ST_PAUSED] == 2:
-                pkt, tags, dlog = _grow(pkt), _grow(tags), _grow(dlog)
-                arguments = arguments[:3] + (pkt, tags) + arguments[5:7] + (dlog,) + arguments[8:]
-            elif not stats[S.ST_PAUSED]:
-                break
-        if bar is not None:
-            bar.close()
-        wall = time.perf_counter() - loaded
-        # Bring the BMU occupancy integrals up to the last tick.
-        node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[S.ND_BMU_CHANGED])
-        self._raise_on_error(stats, ctx, node)
-        result = Result(self.config, topo, traffic, pkt[:, : int(stats[S.ST_PACKETS])],
-                        dlog[:, : int(stats[S.ST_DELIVERIES])], tx, node, stats, wall, loaded - started, faults)
-        if check:
-            check_invariants(result, ctx)
-        return result
+        return {
+            "ctx": ctx, "ctx_tags": S.table(topo.n_axes, n_ctx), "pkt": pkt, "tags": tags, "tx": tx,
+            "node": node, "dlog": S.table(S.DL_ROWS, int(unicast.sum()) + spare), "stats": stats,
+            "params": params,
+            # one procedure run's send_packets: at most a continuation and four relays, or a forgery per port
+            "scratch": np.zeros((max(8, topo.n_ports), 4), dtype=np.int64),
+        }
 
     def _raise_on_error(self, stats: np.ndarray, ctx: np.ndarray, node: np.ndarray) -> None:
         code = int(stats[S.ST_ERROR])

@@ -6,30 +6,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .broadcast import run_broadcast
+from . import state as S
+from .broadcast import broadcast_traffic
 from .config import Config
-from .faults import random_faults
+from .faults import FaultSet, random_faults
 from .reception import decide
 from .relay import ALGORITHMS
 from .simulation import Simulation
-from .traffic import Traffic, broadcasts, build_traffic
+from .traffic import broadcasts
 
 
-def zero_load_latency_ticks(config: Config, algorithm: str, length: int, source: int = 0) -> int:
+def zero_load_latency_ticks(sim: Simulation, algorithm: str, length: int, source: int = 0) -> int:
     """The broadcast's latency on an idle, fault-free network, in ticks."""
-    clean = config.with_values(faults__crashed=[], faults__byzantine=[], faults__dead_links=[],
-                               faults__corruption_probability=0.0, faults__random_crashed=0,
-                               faults__random_byzantine=0, faults__random_dead_links=0,
-                               traffic__uniform__load=0.0, traffic__packets=[], traffic__broadcasts=[])
-    run = run_broadcast(clean, algorithm, source=source, length=length, at_cycle=0)
-    return int(run.latency * clean.bytes_per_cycle)
+    alone = broadcasts([0], [source], [ALGORITHMS[algorithm]], [length])
+    return int(sim.run(alone, faults=FaultSet.none(sim.topology)).deliveries[S.DL_TIME].max())
 
 
-def deadline_ticks(config: Config, algorithm: str, length: int, source: int = 0) -> int:
+def deadline_ticks(sim: Simulation, algorithm: str, length: int, source: int = 0) -> int:
     """reception.deadline_cycles, or by default twice the zero-load latency (MODEL.md argues why)."""
-    if config["reception.deadline_cycles"]:
-        return config["reception.deadline_cycles"] * config.bytes_per_cycle
-    return 2 * zero_load_latency_ticks(config, algorithm, length, source)
+    if sim.config["reception.deadline_cycles"]:
+        return sim.config["reception.deadline_cycles"] * sim.config.bytes_per_cycle
+    return 2 * zero_load_latency_ticks(sim, algorithm, length, source)
 
 
 @dataclass
@@ -53,10 +50,8 @@ def tolerance(config: Config, algorithm: str, kind: str, max_faults: int, trials
     """For f = 0..max_faults: `trials` random sets of f crashed (kind 'crash') or Byzantine ('byzantine')
     nodes, never the source; one broadcast each (over the config's background traffic, if any)."""
     sim = Simulation(config)
-    deadline = deadline_ticks(config, algorithm, length, source)
-    background = build_traffic(config, sim.topology)
-    start = config["run.warmup_cycles"]
-    traffic = Traffic.concatenate([broadcasts([start], [source], [ALGORITHMS[algorithm]], [length]), background])
+    deadline = deadline_ticks(sim, algorithm, length, source)
+    traffic = broadcast_traffic(sim, algorithm, source, length)
     rng = np.random.default_rng(seed)
     rows = []
     for f in range(max_faults + 1):

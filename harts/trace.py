@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import state as S
+from .receiver import tail_time
 
 
 @dataclass
@@ -28,7 +29,6 @@ class TraceObserver:
     bpc: int
     ports: int
     injectors: int
-    slot_bytes: int
     idle_gap: int
     period_ns: int
     variables: dict = field(default_factory=dict)
@@ -43,15 +43,16 @@ class TraceObserver:
             return (cycle + 1) * self.bpc - 1
         return proposed
 
-    def observe(self, now: int, paused: bool, ctx, pkt, tx, node) -> None:
+    def observe(self, now: int, paused: bool, state: dict) -> None:
         """The state holds for every cycle before `now` that was not sampled yet (idle cycles change
         nothing but what depends on time, which is computed per cycle)."""
         upto = min(self.last, (now - 1) // self.bpc if paused else self.last)
         for cycle in range(max(self.first, self.sampled + 1), upto + 1):
-            self._sample(cycle, ctx, pkt, tx, node)
+            self._sample(cycle, state)
             self.sampled = cycle
 
-    def _sample(self, cycle: int, ctx, pkt, tx, node) -> None:
+    def _sample(self, cycle: int, state: dict) -> None:
+        ctx, pkt, tx, node, params = state["ctx"], state["pkt"], state["tx"], state["node"], state["params"]
         tick = cycle * self.bpc
         stamp = cycle * self.period_ns
         per_node = self.ports + self.injectors
@@ -63,8 +64,9 @@ class TraceObserver:
                 self._change(stamp, f"n{v}.{name}.pc", int(ctx[S.CX_PC, ci]) if packet >= 0 else 0)
                 self._change(stamp, f"n{v}.{name}.packet", packet + 1)
                 if k < self.ports:
-                    self._change(stamp, f"n{v}.bus.slot{k}", int(packet >= 0 and ctx[S.CX_STREAMING, ci] != 0
-                                                                and tick < self._tail(ci, packet, ctx, pkt)))
+                    writing = packet >= 0 and ctx[S.CX_STREAMING, ci] != 0 and \
+                        tick < tail_time(ci, packet, False, ctx, pkt, params)
+                    self._change(stamp, f"n{v}.bus.slot{k}", int(writing))
             for d in range(self.ports):
                 t = v * self.ports + d
                 # busy from the packet's first byte to the end of the idle gap after it
@@ -74,11 +76,6 @@ class TraceObserver:
                 self._change(stamp, f"n{v}.tx{d}.owner", int(tx[S.TX_PACKET, t]) + 1 if busy else 0)
             self._change(stamp, f"n{v}.bmu.queue", int(node[S.ND_QUEUE_LEN, v]))
             self._change(stamp, f"n{v}.bmu.bytes", int(node[S.ND_BMU_USED, v]))
-
-    def _tail(self, ci: int, packet: int, ctx, pkt) -> int:
-        length = int(pkt[S.PK_LEN, packet])
-        return max(int(ctx[S.CX_ARRIVE, ci]) + length,
-                   int(ctx[S.CX_STREAM_START, ci]) - (-length * self.bpc // self.slot_bytes))
 
     def _change(self, stamp: int, name: str, value: int) -> None:
         self.writer.change(self.variables[name], stamp, value)
@@ -94,7 +91,7 @@ def write_trace(sim, traffic, path: str, nodes: list[int], first: int, last: int
     comment = f"harts: E-{sim.topology.size}, cycle = {period_ns} ns"
     with open(path, "w") as handle, VCDWriter(handle, timescale="1 ns", date="today", comment=comment) as writer:
         observer = TraceObserver(writer, nodes, first, last, config.bytes_per_cycle, ports, injectors,
-                                 config["timing.bus_slot_bytes"], config["timing.idle_gap_bytes"], period_ns)
+                                 config["timing.idle_gap_bytes"], period_ns)
         for v in nodes:
             for k in range(ports + injectors):
                 name = f"rx{k}" if k < ports else f"bmu{k - ports}"

@@ -140,28 +140,38 @@ def _error(config: Config, name: str, message: str):
     return config.error(name, f"'{name}': {message}")
 
 
+PAPER_LENGTHS = (64, 128, 512)
+PAPER_LENGTH_PROBABILITIES = (0.3, 0.5, 0.2)
+PAPER_MEAN_LENGTH = float(np.dot(PAPER_LENGTHS, PAPER_LENGTH_PROBABILITIES))  # 185.6 bytes
+PAPER_BROADCAST_PROBABILITY = 0.001
+
+
+def _poisson_times(rng: np.random.Generator, rate: float, cycles: int, count: int = 0) -> np.ndarray:
+    """Arrival times of a Poisson process of `rate` per cycle: the first `count`, or all before `cycles`."""
+    if count:
+        return np.cumsum(rng.exponential(1.0 / rate, size=count))
+    expected = rate * cycles
+    times = np.cumsum(rng.exponential(1.0 / rate, size=int(expected + 6 * np.sqrt(expected) + 16)))
+    return times[times < cycles]
+
+
 def paper_workload(topology: Topology, load: float, algorithm: int, bytes_per_cycle: int, cycles: int,
-                   rng: np.random.Generator, broadcast_probability: float = 0.001,
-                   lengths=(64, 128, 512), probabilities=(0.3, 0.5, 0.2)) -> Traffic:
+                   rng: np.random.Generator) -> Traffic:
     """The workload of the paper's section 5: Poisson generation at every node; each packet is a
     broadcast (of `algorithm`) with probability 0.001 and otherwise regular, its destination drawn with
     probability inversely proportional to its distance from the source; lengths 64, 128 and 512 bytes
     with probabilities 0.3, 0.5 and 0.2 for both types; `load` is the generation rate over the peak I/O
     rate of a link."""
     n = topology.n_nodes
-    lengths = np.asarray(lengths, dtype=np.int64)
-    probabilities = np.asarray(probabilities, dtype=float)
-    rate = n * load * bytes_per_cycle / float(np.dot(lengths, probabilities))
-    expected = rate * cycles
-    times = np.cumsum(rng.exponential(1.0 / rate, size=int(expected + 6 * np.sqrt(expected) + 16)))
-    times = times[times < cycles]
+    lengths = np.asarray(PAPER_LENGTHS, dtype=np.int64)
+    times = _poisson_times(rng, n * load * bytes_per_cycle / PAPER_MEAN_LENGTH, cycles)
     k = len(times)
     source = rng.integers(0, n, size=k)
-    length = lengths[rng.choice(len(lengths), size=k, p=probabilities)]
-    is_broadcast = rng.random(k) < broadcast_probability
+    length = lengths[rng.choice(len(lengths), size=k, p=PAPER_LENGTH_PROBABILITIES)]
+    is_broadcast = rng.random(k) < PAPER_BROADCAST_PROBABILITY
     # The mesh is node-symmetric, so the destination law is one law over offsets (dst - src) mod N.
     offsets = np.arange(1, n)
-    weights = 1.0 / topology.routing_tags_many(np.zeros(n - 1, np.int64), offsets).__abs__().sum(axis=1)
+    weights = 1.0 / np.abs(topology.routing_tags_many(np.zeros(n - 1, np.int64), offsets)).sum(axis=1)
     offset = rng.choice(offsets, size=k, p=weights / weights.sum())
     create = np.floor(times).astype(np.int64)
     regular = ~is_broadcast
@@ -180,14 +190,8 @@ def uniform_poisson(topology: Topology, load: float, lengths: np.ndarray, probab
     process of N times the rate whose events pick their node uniformly, which is how it is drawn.
     """
     n = topology.n_nodes
-    mean_length = float(np.dot(lengths, probabilities))
-    rate = n * load * bytes_per_cycle / mean_length  # packets per cycle, whole network
-    if max_packets:
-        times = np.cumsum(rng.exponential(1.0 / rate, size=max_packets))
-    else:
-        expected = rate * cycles
-        times = np.cumsum(rng.exponential(1.0 / rate, size=int(expected + 6 * np.sqrt(expected) + 16)))
-        times = times[times < cycles]
+    rate = n * load * bytes_per_cycle / float(np.dot(lengths, probabilities))  # packets per cycle, all nodes
+    times = _poisson_times(rng, rate, cycles, max_packets)
     k = len(times)
     source = rng.integers(0, n, size=k)
     destination = (source + rng.integers(1, n, size=k)) % n

@@ -34,7 +34,7 @@ def decisions(sim, algorithm, faults, rule="majority", length=64):
     traffic = broadcasts([0], [SOURCE], [sim_algorithm(algorithm)], [length])
     key = (sim.topology.size, algorithm, length)
     if key not in DEADLINES:
-        DEADLINES[key] = deadline_ticks(sim.config, algorithm, length, SOURCE)
+        DEADLINES[key] = deadline_ticks(sim, algorithm, length, SOURCE)
     return decide(sim.run(traffic, faults=faults), rule, DEADLINES[key])
 
 
