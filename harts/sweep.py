@@ -61,11 +61,9 @@ def run_tasks(tasks: list, results: Path, resume: bool = False, workers: int | N
             bar.update(1)
 
     try:
-        if not todo:
-            pass
-        elif dask_scheduler:
+        if todo and dask_scheduler:
             _run_on_dask(todo, dask_scheduler, finished)
-        else:
+        elif todo:
             _run_locally(todo, workers or os.cpu_count() or 1, finished)
     finally:
         if bar is not None:
