@@ -1,5 +1,5 @@
-"""harts: cycle-accurate emulator of the HARTS routing controller and its reliable broadcast algorithms."""
+"""harts: cycle-accurate emulator of the HARTS routing controller and of broadcast algorithms built on it."""
 
-from ._kernel_cache import drop_stale_kernel_cache
+from .kernel_cache import drop_stale_kernel_cache
 
 drop_stale_kernel_cache()

@@ -1,4 +1,9 @@
-"""One broadcast, run on the engine and read back copy by copy: node, arrival, path, T and C."""
+"""One broadcast, run on the engine and read back copy by copy: node, arrival, path, T and C.
+
+A broadcast is an initiation of the NP program at its source; its copies are the deliveries of the
+packets the NPs sent for it (their origin is the initiation). Paths are rebuilt from the worms: a copy
+sent by node s in direction d was teed at the nodes s + d, s + 2d, ... in turn.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import state as S
 from .config import Config
-from .relay import ALGORITHMS, COPIES
-from .simulation import Result, Simulation
-from .traffic import Traffic, broadcasts, build_traffic
+from .controller import state as S
+from .np.kandlur_shin import ALGORITHMS, COPIES, MARKED
+from .results import Result
+from .simulation import Simulation
+from .traffic import Traffic, build_traffic, initiations
 
 ALGORITHM_CHOICES = tuple(ALGORITHMS)
 
@@ -24,6 +30,7 @@ class EngineCopy:
     transmissions: int
     cut_throughs: int
     marked: bool  # its forward failed and the NP sent it on
+    contention: int  # state.CONTENTION_* bits: what it waited for on the way
 
 
 @dataclass(frozen=True)
@@ -70,82 +77,81 @@ class BroadcastRun:
     def summary(self) -> dict:
         counts = self.copies_per_node()
         topo = self.result.topology
+        others = [counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source]
         return {
             "algorithm": self.algorithm,
-            "mesh_size": topo.size,
+            "topology": topo.name,
             "source": self.source,
             "length": self.length,
             "latency_cycles": float(self.latency),
             "mean_delivery_cycles": float(self.mean_delivery_time),
             "copies_expected_per_node": COPIES[ALGORITHMS[self.algorithm]],
-            "copies_per_node_min": min(counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source),
-            "copies_per_node_max": max(counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source),
+            "copies_per_node_min": min(others),
+            "copies_per_node_max": max(others),
             "copies_total": len(self.copies),
             "transmissions_max": max(c.transmissions for c in self.copies),
             "marked_copies": sum(c.marked for c in self.copies),
+            "contention_free": all(c.contention == 0 for c in self.copies),
         }
 
 
-def engine_worms(result: Result, broadcast_id: int) -> list[Worm]:
-    pk, dl = result.packets, result.deliveries
-    received = np.bincount(dl[S.DL_PKT], minlength=pk.shape[1])
-    records = np.nonzero((pk[S.PK_KIND] == S.KIND_BROADCAST) & (pk[S.PK_BCAST] == broadcast_id))[0]
-    return [Worm(int(pk[S.PK_SRC, q]), int(pk[S.PK_DIR, q]), int(received[q])) for q in records]
+def engine_worms(result: Result, origin: int) -> list[Worm]:
+    pl = result.packets
+    records = np.nonzero((pl[S.PL_ROUTE] == S.ROUTE_DIRECTION) & (pl[S.PL_ORIGIN] == origin))[0]
+    records = records[np.argsort(pl[S.PL_UID, records])]
+    return [Worm(int(pl[S.PL_SENDER, q]), int(pl[S.PL_DIR, q]), int(pl[S.PL_DELIVERIES, q])) for q in records]
 
 
-def engine_copies(result: Result, broadcast_id: int) -> list[EngineCopy]:
+def engine_copies(result: Result, origin: int) -> list[EngineCopy]:
     """The copies of one broadcast in the delivery log, with the path each took from the source."""
-    pk, dl, topo = result.packets, result.deliveries, result.topology
+    dl, topo = result.deliveries, result.topology
     bpc = result.bytes_per_cycle
-    mine = np.nonzero((pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)
-                      & (pk[S.PK_BCAST, dl[S.DL_PKT]] == broadcast_id))[0]
-    initiation = int(np.nonzero((pk[S.PK_BCAST] == broadcast_id) & (pk[S.PK_KIND] != S.KIND_BROADCAST))[0][0])
-    start = int(pk[S.PK_CREATE, initiation])
+    start = int(result.traffic.create[origin]) * bpc
+    rows, _ = result.copies_of(np.array([origin]))
+    row_of_serial = {int(dl[S.DL_SERIAL, d]): int(d) for d in np.nonzero(dl[S.DL_ORIGIN] == origin)[0]}
+    flags = result.header("flags")
     paths: dict[int, tuple[int, ...]] = {}
 
     def path_of(d: int) -> tuple[int, ...]:
         if d in paths:
             return paths[d]
-        q = int(dl[S.DL_PKT, d])
-        parent = int(pk[S.PK_PARENT, q])
-        before = path_of(parent) if parent >= 0 else (int(pk[S.PK_SRC, q]),)
+        parent = int(dl[S.DL_PARENT, d])
+        if parent >= 0:
+            before = path_of(row_of_serial[parent])
+            hops_before = int(dl[S.DL_HOPS, row_of_serial[parent]])
+        else:
+            before, hops_before = (int(dl[S.DL_SENDER, d]),), 0
         node, line = before[-1], []
-        for _ in range(int(pk[S.PK_DIST0, q] - dl[S.DL_DIST, d])):
-            node = int(topo.neighbours[node, pk[S.PK_DIR, q]])
+        for _ in range(int(dl[S.DL_HOPS, d]) - hops_before):
+            node = int(topo.neighbours[node, dl[S.DL_DIR, d]])
             line.append(node)
         paths[d] = before + tuple(line)
         return paths[d]
 
-    copies = []
-    for d in mine:
-        transmissions = int(dl[S.DL_STORES, d]) + 1
-        copies.append(EngineCopy(
-            node=int(dl[S.DL_NODE, d]),
-            arrival=Fraction(int(dl[S.DL_TIME, d]) - start, bpc),
-            path=path_of(int(d)),
-            transmissions=transmissions,
-            cut_throughs=int(dl[S.DL_CUTS, d]),
-            marked=bool(dl[S.DL_FLAGS, d] & S.FLAG_MARKED),
-        ))
-    return copies
+    return [EngineCopy(node=int(dl[S.DL_NODE, d]), arrival=Fraction(int(dl[S.DL_TICK, d]) - start, bpc),
+                       path=path_of(int(d)), transmissions=int(dl[S.DL_STORES, d]) + 1,
+                       cut_throughs=int(dl[S.DL_CUTS, d]), marked=bool(flags[d] & MARKED),
+                       contention=int(dl[S.DL_CONTENTION, d]))
+            for d in rows]
 
 
-def broadcast_traffic(sim: Simulation, algorithm: str, source: int, length: int,
-                      at_cycle: int | None = None) -> Traffic:
+def broadcast_traffic(simulation: Simulation, algorithm: str, source: int, length: int,
+                      at_cycle: int | None = None) -> tuple[Traffic, int]:
     """One broadcast over the config's own traffic (if any), starting at run.warmup_cycles unless
-    `at_cycle` says otherwise."""
-    when = sim.config["run.warmup_cycles"] if at_cycle is None else at_cycle
-    return Traffic.concatenate([broadcasts([when], [source], [ALGORITHMS[algorithm]], [length]),
-                                build_traffic(sim.config, sim.topology)])
+    `at_cycle` says otherwise; returns the traffic and the broadcast's index in it (its origin)."""
+    when = simulation.config["run.warmup_cycles"] if at_cycle is None else at_cycle
+    background = build_traffic(simulation.config, simulation.topology)
+    traffic = Traffic.concatenate([initiations([when], [source], [ALGORITHMS[algorithm]], [length]),
+                                   *background.chunks()])
+    # the sort is stable, so the broadcast is the first record of its cycle
+    return traffic, int(np.searchsorted(traffic.create, when))
 
 
 def run_broadcast(config: Config, algorithm: str, source: int = 0, length: int = 64,
                   at_cycle: int | None = None, progress: bool = False) -> BroadcastRun:
     """One broadcast on the network the config describes, idle or with the config's traffic."""
-    sim = Simulation(config)
-    traffic = broadcast_traffic(sim, algorithm, source, length, at_cycle)
-    result = sim.run(traffic, progress=progress)
-    index = int(np.nonzero(traffic.kind == S.KIND_INITIATE)[0][0])
-    broadcast_id = int(result.packets[S.PK_BCAST, index])
-    return BroadcastRun(algorithm, source, length, engine_copies(result, broadcast_id),
-                        engine_worms(result, broadcast_id), result)
+    simulation = Simulation(config)
+    traffic, origin = broadcast_traffic(simulation, algorithm, source, length, at_cycle)
+    result = simulation.run(traffic, progress=progress)
+    return BroadcastRun(algorithm, source, length, engine_copies(result, origin), engine_worms(result, origin),
+                        result)

@@ -1,5 +1,5 @@
-"""Command line: harts run | calibrate | broadcast | figure | reproduce | bench.
-Bad input ends in one line and exit code 2."""
+"""Command line: harts run | calibrate | broadcast | faults | microcode | trace | figure | reproduce | bench.
+Bad input ends in one line and exit code 2; a run-time fault of the simulation in one line and exit code 1."""
 
 from __future__ import annotations
 
@@ -65,11 +65,24 @@ def _print(data: dict, as_json: bool) -> None:
         print(f"{key:<{width}}  {shown}")
 
 
+def _hex_config(args):
+    """The config of a command that runs paper 000's algorithms: the config's, on E-size if --size is given;
+    they are defined on the hexagonal mesh only."""
+    config = _config(args.config)
+    if args.size is not None:
+        config = config.with_topology(kind="hex", size=args.size)
+    kind = config.topology_spec.get("kind")
+    if kind != "hex":
+        raise InputError(f"harts {args.command}: paper 000's algorithms run on the hexagonal mesh; the config's "
+                         f"topology is {kind!r} (use --size N or a config with topology: {{kind: hex, size: N}})")
+    return config
+
+
 def cmd_run(args) -> int:
     from .config import load_config
     from .simulation import Simulation
     config = load_config(args.config)
-    result = Simulation(config).run(progress=sys.stderr.isatty())
+    result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False)
     _print(result.summary(), args.json)
     return 0
 
@@ -78,12 +91,11 @@ def cmd_calibrate(args) -> int:
     from .calibrate import calibrate
     config = _config(args.config)
     cal = calibrate(config)
-    data = cal.as_dict()
-    data["mesh_size"] = config["mesh.size"]
+    data = {"topology": cal.topology, **cal.as_dict()}
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    print(f"zero-load latency model on E-{config['mesh.size']}: S + r*M + (h-1)*d, in cycles of "
+    print(f"zero-load latency model on {cal.topology}: S + r*M + (h-1)*d, in cycles of "
           f"{config['timing.clock_period_us']} us")
     print(f"  S = {cal.S} cycles   r = {cal.r} cycles/byte   d = {cal.d} cycles")
     print(f"  {len(cal.probes)} probes (every destination from node 0, M in {data['lengths_checked']}), "
@@ -99,21 +111,22 @@ def cmd_calibrate(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import benchmark
-    data = benchmark(size=args.size, load=args.load, cycles=args.cycles, seed=args.seed)
+    from .config import load_config
+    from .tools.bench import benchmark, default_config
+    config = load_config(args.config) if args.config else default_config()
+    data = benchmark(config, load=args.load, cycles=args.cycles, seed=args.seed)
     _print(data, args.json)
     return 0
 
 
 def cmd_broadcast(args) -> int:
     from .broadcast import run_broadcast
-    config = _config(args.config)
-    if args.size is not None:
-        config = config.with_values(mesh__size=args.size)
-    n_nodes = 3 * config["mesh.size"] * (config["mesh.size"] - 1) + 1
+    from .network import node_count
+    config = _hex_config(args)
+    size = config.topology_spec["size"]
+    n_nodes = node_count(config.topology_spec)
     if not 0 <= args.source < n_nodes:
-        raise InputError(f"harts broadcast: --source must be a node of E-{config['mesh.size']} "
-                         f"(0..{n_nodes - 1}), got {args.source}")
+        raise InputError(f"harts broadcast: --source must be a node of E-{size} (0..{n_nodes - 1}), got {args.source}")
     if args.length < config["timing.header_bytes"]:
         raise InputError(f"harts broadcast: --length must be at least the header "
                          f"({config['timing.header_bytes']} bytes), got {args.length}")
@@ -121,13 +134,13 @@ def cmd_broadcast(args) -> int:
                         progress=sys.stderr.isatty())
     data = run.summary()
     if args.plot:
-        from .plot import plot_broadcast
+        from .tools.plot import plot_broadcast
         plot_broadcast(run, args.plot)
         data["plot"] = args.plot
     if args.json:
         data["copies"] = [{"node": c.node, "arrival_cycles": float(c.arrival), "path": list(c.path),
                                 "transmissions": c.transmissions, "cut_throughs": c.cut_throughs,
-                                "marked": c.marked}
+                                "marked": c.marked, "contention_free": c.contention == 0}
                                for c in sorted(run.copies, key=lambda c: (c.arrival, c.node))]
     _print(data, args.json)
     return 0
@@ -136,7 +149,7 @@ def cmd_broadcast(args) -> int:
 def _figures(args, numbers: list[int]) -> int:
     from pathlib import Path
 
-    from .figures import reproduce
+    from .experiments.kandlur_shin.figures import reproduce
     started = time.perf_counter()
     try:
         written = reproduce(numbers, Path(args.results), quick=args.quick, resume=args.resume,
@@ -164,16 +177,15 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_faults(args) -> int:
-    from .tolerance import plot_tolerance, tolerance
-    config = _config(args.config)
-    if args.size is not None:
-        config = config.with_values(mesh__size=args.size)
+    from .faults.tolerance import plot_tolerance, tolerance
+    from .network import node_count
+    config = _hex_config(args)
     if args.rule:
         config = config.with_values(reception__rule=args.rule)
-    n_nodes = 3 * config["mesh.size"] * (config["mesh.size"] - 1) + 1
+    n_nodes = node_count(config.topology_spec)
     kind, count = ("crash", args.crash) if args.crash is not None else ("byzantine", args.byzantine)
     if count > n_nodes - 2:
-        raise InputError(f"harts faults: at most {n_nodes - 2} faulty nodes fit E-{config['mesh.size']} "
+        raise InputError(f"harts faults: at most {n_nodes - 2} faulty nodes fit E-{config.topology_spec['size']} "
                          f"besides the source and one receiver, got {count}")
     algorithms = ALGORITHM_CHOICES_FOR_FAULTS if args.algorithm == "all" else args.algorithm.split(",")
     for name in algorithms:
@@ -187,10 +199,10 @@ def cmd_faults(args) -> int:
     if args.plot:
         plot_tolerance(rows, args.plot)
     if args.json:
-        print(json.dumps({"mesh_size": config["mesh.size"], "kind": kind, "behaviour": args.behaviour,
+        print(json.dumps({"topology": f"E-{config.topology_spec['size']}", "kind": kind, "behaviour": args.behaviour,
                           "rule": config["reception.rule"], "rows": [r.as_dict() for r in rows]}, indent=2))
         return 0
-    print(f"E-{config['mesh.size']}, {kind} faults"
+    print(f"E-{config.topology_spec['size']}, {kind} faults"
           + (f" ({args.behaviour})" if kind == "byzantine" else "") + f", rule {config['reception.rule']}, "
           f"{args.trials} random fault sets per count (never the source)")
     print(f"{'algorithm':12s} {'faults':>6s} {'correct nodes':>14s} {'trials all correct':>19s} {'worst trial':>12s}")
@@ -205,7 +217,7 @@ ALGORITHM_CHOICES_FOR_FAULTS = ("sbcast", "2bcast", "3bcast", "4bcast", "5bcast"
 
 
 def cmd_microcode_check(args) -> int:
-    from .microcode import assemble, listing
+    from .controller.microcode import assemble, listing
     program = assemble(args.file)
     print(f"{program.path}: '{program.name}', {len(program)} instructions, entry points receive -> "
           f"{program.entry_receive}, inject -> {program.entry_inject}")
@@ -236,12 +248,13 @@ def _node_list(text: str) -> list[int]:
 def cmd_trace(args) -> int:
     from .config import load_config
     from .simulation import Simulation
-    from .trace import write_trace
+    from .tools.trace import write_trace
     config = load_config(args.config)
     sim = Simulation(config)
-    nodes = args.nodes if args.nodes is not None else [0, *sim.topology.neighbours[0].tolist()]
+    nodes = args.nodes if args.nodes is not None else \
+        [0, *[int(u) for u in sim.topology.neighbours[0] if u >= 0]]
     if max(nodes) >= sim.topology.n_nodes:
-        raise InputError(f"harts trace: --nodes must be nodes of E-{sim.topology.size} "
+        raise InputError(f"harts trace: --nodes must be nodes of {sim.topology.name} "
                          f"(0..{sim.topology.n_nodes - 1}), got {max(nodes)}")
     first, last = args.cycles
     result = write_trace(sim, None, args.vcd, nodes, first, last)
@@ -277,7 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .broadcast import ALGORITHM_CHOICES
     bcast = sub.add_parser("broadcast", help="run one broadcast and report its latency and copies")
     bcast.add_argument("--algorithm", required=True, choices=ALGORITHM_CHOICES)
-    bcast.add_argument("--size", type=_mesh_size, help="mesh size n (default: the config's mesh.size)")
+    bcast.add_argument("--size", type=_mesh_size, help="run on the hexagonal mesh E-size (default: the config's "
+                                                       "topology, which must be hex)")
     bcast.add_argument("--source", type=_non_negative_int, default=0)
     bcast.add_argument("--length", type=_positive_int, default=64, help="packet length M in bytes")
     bcast.add_argument("--config", help="YAML config; its traffic, if any, runs in the background and the "
@@ -290,7 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
                                            "nodes, and what every non-faulty node decides")
     faults.add_argument("--algorithm", required=True,
                         help="one of sbcast, 2bcast..6bcast, sfbcast, hamiltonian, a comma list, or 'all'")
-    faults.add_argument("--size", type=_mesh_size, help="mesh size n (default: the config's mesh.size)")
+    faults.add_argument("--size", type=_mesh_size, help="run on the hexagonal mesh E-size (default: the config's "
+                                                        "topology, which must be hex)")
     which = faults.add_mutually_exclusive_group(required=True)
     which.add_argument("--crash", type=_non_negative_int, metavar="F", help="up to F crashed nodes")
     which.add_argument("--byzantine", type=_non_negative_int, metavar="F", help="up to F Byzantine nodes")
@@ -328,11 +343,11 @@ def build_parser() -> argparse.ArgumentParser:
     _sweep_options(again)
     again.set_defaults(func=cmd_reproduce)
 
-    bench = sub.add_parser("bench", help="node-cycles per second under uniform Poisson unicast traffic")
-    bench.add_argument("--size", type=_mesh_size, default=9)
-    bench.add_argument("--load", type=_load, default=0.3)
-    bench.add_argument("--cycles", type=_positive_int, default=50_000)
-    bench.add_argument("--seed", type=_positive_int, default=1)
+    bench = sub.add_parser("bench", help="packet-hops and node-cycles per second under uniform Poisson traffic")
+    bench.add_argument("--config", help="YAML config (default: E-9 at load 0.3 for 50,000 cycles)")
+    bench.add_argument("--load", type=_load, help="traffic.uniform.load (default: the config's)")
+    bench.add_argument("--cycles", type=_positive_int, help="run.cycles (default: the config's)")
+    bench.add_argument("--seed", type=_non_negative_int, help="run.seed (default: the config's)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)
     return parser

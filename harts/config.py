@@ -21,15 +21,20 @@ MICROCODE_DIR = REPOSITORY / "microcode"
 @dataclass(frozen=True)
 class Key:
     name: str  # dotted: section.key
-    kind: str  # int, float, str, list, bool
+    kind: str  # int, float, str, list, mapping
     default: Any
     meaning: str
     minimum: float | None = None
 
 
 KEYS = [
-    Key("mesh.size", "int", 5, "size n of the C-wrapped hexagonal mesh E-n (N = 3n(n-1)+1 nodes)", 3),
+    Key("topology", "mapping", {"kind": "hex", "size": 5},
+        "the network: {kind: hex, size: n} (the C-wrapped hexagonal mesh E-n, N = 3n(n-1)+1) | {kind: mesh, "
+        "dims: [p, q]} | {kind: torus, dims: [p, q]} (any number of dims: a k-ary n-cube) | {kind: hypercube, "
+        "dimension: m} | {kind: mesh_hypercube, levels: m, cube: n}"),
     Key("microcode", "str", "harts", "microprogram: a name in microcode/ or a YAML path relative to this file"),
+    Key("np.program", "str", "kandlur_shin",
+        "NP program the network processors run: a built-in name (harts/np/) or a .py path relative to this file"),
     Key("timing.clock_period_us", "float", 1.5, "controller clock cycle in microseconds (paper: 1.5 us)", 0),
     Key("timing.link_rate_mbytes_per_s", "float", 4.0, "peak I/O rate of a link in MBytes/s (paper: 4)", 0),
     Key("timing.idle_gap_bytes", "int", 8, "forced idle time between packets on a link, in byte times", 0),
@@ -47,7 +52,7 @@ KEYS = [
     Key("timing.np_send_cycles", "int", 1,
         "cycles from the NP issuing send_packet (non-blocking) to the packet being in the BMU", 0),
     Key("timing.np_receive_cycles", "int", 0,
-        "NP processing time per delivered broadcast copy (the relay procedure), serial per node", 0),
+        "NP processing time per delivered packet that runs the NP program's procedure, serial per node", 0),
     Key("timing.deliver_cycles", "int", 1, "cycles from a delivered packet's last byte in the BMU to the NP", 0),
     Key("bmu.capacity_bytes", "int", 65536, "BMU storage for transit packets, in bytes", 1),
     Key("bmu.when_full", "str", "drop",
@@ -57,7 +62,7 @@ KEYS = [
         "BMU slots on the time-sliced bus: packets the BMU can be sending at once", 1),
     Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}"),
     Key("traffic.broadcasts", "list", [],
-        "explicit send_packet worms: {cycle, source, direction, distance, length}"),
+        "explicit send_packet worms (kandlur_shin NP program): {cycle, source, direction, distance, length}"),
     Key("traffic.uniform.load", "float", 0.0,
         "offered load per node as a fraction of the peak link I/O rate (0 = no uniform traffic)", 0),
     Key("traffic.uniform.lengths", "list", [64, 128, 512], "packet lengths in bytes (header included)"),
@@ -65,7 +70,7 @@ KEYS = [
     Key("faults.crashed", "list", [], "nodes that receive and forward nothing"),
     Key("faults.byzantine", "list", [],
         "Byzantine nodes: {node, behaviour} with behaviour alter (forward an altered payload), drop, or bogus "
-        "(forward, and also send every neighbour a forged copy)"),
+        "(forward, and also forge packets as the NP program says)"),
     Key("faults.dead_links", "list", [],
         "links that lose everything: {node, direction, both} (both: the opposite direction too)"),
     Key("faults.corruption_probability", "float", 0.0,
@@ -92,6 +97,8 @@ KEYS = [
         "cycles without any packet moving, while packets wait, that count as a deadlock", 1),
 ]
 KEY_BY_NAME = {k.name: k for k in KEYS}
+# Sections that were replaced: a config that still uses one gets a one-line error naming the replacement.
+REPLACED = {"mesh": "'mesh.size' was replaced by 'topology: {kind: hex, size: N}'"}
 
 
 @dataclass
@@ -117,10 +124,18 @@ class Config:
                              f"link rate x clock period must be a whole number of bytes per cycle, got {float(exact)}")
         return int(exact)
 
+    @property
+    def topology_spec(self) -> dict:
+        value = self["topology"]
+        return value.plain() if isinstance(value, Located) else dict(value)
+
+    def file_relative(self, name: str) -> Path:
+        """A path given in the config, relative to the config file (or the working directory)."""
+        return (Path(self.path).parent if self.path else Path.cwd()) / name
+
     def microcode_path(self) -> Path:
         name = self["microcode"]
-        base = Path(self.path).parent if self.path else Path.cwd()
-        candidates = [base / name, MICROCODE_DIR / f"{name}.yaml", MICROCODE_DIR / name]
+        candidates = [self.file_relative(name), MICROCODE_DIR / f"{name}.yaml", MICROCODE_DIR / name]
         for candidate in candidates:
             if candidate.is_file():
                 return candidate
@@ -137,9 +152,18 @@ class Config:
             values[name] = value
         return Config(values, self.path, self.lines)
 
+    def with_topology(self, **spec: Any) -> "Config":
+        """A copy on another network: ``with_topology(kind="torus", dims=[8, 8])``."""
+        return self.with_values(topology=spec)
+
 
 def defaults() -> Config:
     return Config({k.name: k.default for k in KEYS})
+
+
+def hex_config(size: int, **overrides: Any) -> Config:
+    """The defaults on the hexagonal mesh E-size, with some keys replaced (as ``Config.with_values``)."""
+    return defaults().with_topology(kind="hex", size=size).with_values(**overrides)
 
 
 def _check_value(key: Key, item: Located) -> Any:
@@ -158,6 +182,10 @@ def _check_value(key: Key, item: Located) -> Any:
         if not isinstance(value, list):
             raise item.error(f"'{key.name}' expects a list, got {item.plain()!r}")
         return item  # checked by whoever interprets the list, with its line numbers
+    elif key.kind == "mapping":
+        if not isinstance(value, dict):
+            raise item.error(f"'{key.name}' expects a mapping, got {item.plain()!r}")
+        return item
     if key.minimum is not None and value < key.minimum:
         raise item.error(f"'{key.name}' must be >= {key.minimum}, got {value!r}")
     return value
@@ -167,13 +195,16 @@ def load_config(path: str | Path) -> Config:
     """Read and check a config file; unknown keys and mistyped values are InputErrors with the line."""
     root = load_located(path)
     if not isinstance(root.value, dict):
-        raise root.error("expected a YAML mapping of sections (mesh, microcode, timing, bmu, traffic, run)")
+        raise root.error("expected a YAML mapping of sections (topology, microcode, np, timing, bmu, traffic, "
+                         "faults, reception, run)")
     config = defaults()
     config.path = str(path)
 
     def walk(prefix: str, mapping: Located) -> None:
         for name, item in mapping.value.items():
             dotted = f"{prefix}{name}"
+            if dotted in REPLACED:
+                raise item.error(REPLACED[dotted])
             if dotted in KEY_BY_NAME:
                 config.values[dotted] = _check_value(KEY_BY_NAME[dotted], item)
                 config.lines[dotted] = item.line
@@ -189,4 +220,3 @@ def load_config(path: str | Path) -> Config:
     config.microcode_path()
     config.bytes_per_cycle  # noqa: B018 - raises on a non-integral link rate
     return config
-

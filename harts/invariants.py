@@ -1,154 +1,86 @@
-"""End-of-run invariants: every packet delivered once where it should be, no byte lost or duplicated,
-no buffer over capacity, nothing left behind. Checked after every run; a violation is a SimulationError."""
+"""Invariants, checked on every run: every packet delivered once where it should be or dropped by a named
+fault, no byte lost or duplicated, no buffer over capacity, nothing left behind. The per-packet checks
+run on the logs as they are drained, so they cost no memory; the end-of-run checks look at the machine's
+state; the NP program adds its own (Program.check) when the run kept its logs. A violation is a
+SimulationError naming the first offending packet."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import state as S
+from .controller import state as S
 from .errors import SimulationError
-from .relay import COPIES
 
 
-def check_invariants(result, ctx: np.ndarray) -> None:
-    problems: list[str] = []
-    traffic = result.traffic
-    pk = result.packets
-    dl = result.deliveries
-    topo = result.topology
-    n_traffic = len(traffic)
+class RunChecks:
+    def __init__(self, simulation):
+        self.topology = simulation.topology
+        self.config = simulation.config
+        self.problems: list[str] = []
+        self.bytes_sent = 0
 
-    # Every unicast packet is delivered exactly once, at its destination, over a shortest path, unless a
-    # named fault swallowed it (then never).
-    dropped = pk[S.PK_DROPPED] != 0
-    unicast = np.nonzero(traffic.kind == S.KIND_UNICAST)[0]
-    delivered_to = np.full(n_traffic, -1)
-    counts = np.bincount(dl[S.DL_PKT], minlength=pk.shape[1])
-    is_unicast_delivery = pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_UNICAST
-    delivered_to[dl[S.DL_PKT, is_unicast_delivery]] = dl[S.DL_NODE, is_unicast_delivery]
-    wrong_count = unicast[counts[unicast] != np.where(dropped[unicast], 0, 1)]
-    if len(wrong_count):
-        p = int(wrong_count[0])
-        problems.append(f"{len(wrong_count)} unicast packets neither delivered exactly once nor dropped by a "
-                        f"fault (packet {p}: delivered {int(counts[p])} times, dropped: {bool(dropped[p])})")
-    wrong_node = unicast[(counts[unicast] == 1) & (delivered_to[unicast] != traffic.destination[unicast])]
-    if len(wrong_node):
-        p = int(wrong_node[0])
-        problems.append(f"{len(wrong_node)} unicast packets delivered to the wrong node "
-                        f"(packet {p} to {delivered_to[p]}, destination {traffic.destination[p]})")
-    if len(unicast):
-        shortest = np.abs(topo.routing_tags_many(traffic.source[unicast], traffic.destination[unicast])).sum(axis=1)
-        longer = unicast[(pk[S.PK_HOPS, unicast] != shortest) & ~dropped[unicast]]
-        if len(longer):
-            problems.append(f"{len(longer)} unicast packets took a path that is not a shortest one")
+    def _problem(self, count: int, text: str) -> None:
+        if count and len(self.problems) < 8:
+            self.problems.append(text)
 
-    problems.extend(_broadcast_problems(result))
-
-    # Bytes: every byte put on a link is taken in by the receiver at the far end, and only once.
-    unequal = np.nonzero(pk[S.PK_BYTES_SENT] != pk[S.PK_BYTES_RECEIVED])[0]
-    if len(unequal):
-        p = int(unequal[0])
-        problems.append(f"{len(unequal)} packets lost or duplicated bytes on links (packet {p}: sent "
-                        f"{int(pk[S.PK_BYTES_SENT, p])}, received {int(pk[S.PK_BYTES_RECEIVED, p])})")
-    if int(result.transmitters[S.TX_BYTES].sum()) != int(pk[S.PK_BYTES_SENT].sum()):
-        problems.append("transmitter byte counters disagree with the packets' byte counts")
-    if int(pk[S.PK_BYTES_SENT].sum()) != int((pk[S.PK_HOPS] * pk[S.PK_LEN]).sum()
-                                              - _inherited_hop_bytes(pk, dl)):
-        problems.append("bytes sent do not equal hops times length")
-    stats = result.stats
-    if stats[S.ST_STORED_IN] != stats[S.ST_STORED_OUT]:
-        problems.append(f"BMUs took in {int(stats[S.ST_STORED_IN])} transit bytes but sent on "
-                        f"{int(stats[S.ST_STORED_OUT])}")
-
-    # Buffers: never over capacity, and empty at the end.
-    nodes = result.nodes
-    capacity = result.config["bmu.capacity_bytes"]
-    if nodes[S.ND_BMU_PEAK].max() > capacity:
-        problems.append(f"a BMU held {int(nodes[S.ND_BMU_PEAK].max())} bytes, capacity {capacity}")
-    if stats[S.ST_FIFO_PEAK] > result.config["timing.receiver_fifo_bytes"]:
-        problems.append("a receiver FIFO exceeded its depth")
-    if nodes[S.ND_BMU_USED].any() or nodes[S.ND_BMU_CREDIT].any() or nodes[S.ND_QUEUE_LEN].any():
-        problems.append("BMUs are not empty at the end of the run")
-    if (ctx[S.CX_PKT] >= 0).any() or (ctx[S.CX_PENDING_HEAD] >= 0).any():
-        problems.append("receivers still hold packets at the end of the run")
-
-    if problems:
-        raise SimulationError("invariant violated: " + "; ".join(problems))
-
-
-def _broadcast_problems(result) -> list[str]:
-    """Every send_packet worm is teed at consecutive nodes of its line, from its sender, and stops only
-    at distance 0 or where its forward failed (marked), and then its NP sent exactly one continuation.
-    A k-BCAST gives every node but the source exactly k copies."""
-    pk, dl, topo = result.packets, result.deliveries, result.topology
-    copies = np.nonzero(pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)[0]
-    if not len(copies):
-        return []
-    problems = []
-    record = dl[S.DL_PKT, copies]
-    index = pk[S.PK_DIST0, record] - dl[S.DL_DIST, copies]  # 1 for the first node after the sender
-    expected = topo.walk(pk[S.PK_SRC, record], pk[S.PK_DIR, record], index)
-    wrong = np.nonzero(expected != dl[S.DL_NODE, copies])[0]
-    if len(wrong):
-        w = copies[wrong[0]]
-        problems.append(f"{len(wrong)} broadcast copies reached a node off their worm's line "
-                        f"(packet {int(dl[S.DL_PKT, w])} at node {int(dl[S.DL_NODE, w])})")
-    records = np.nonzero(pk[S.PK_KIND] == S.KIND_BROADCAST)[0]
-    count = np.bincount(record, minlength=pk.shape[1])[records]
-    deepest = np.zeros(pk.shape[1], dtype=np.int64)
-    np.maximum.at(deepest, record, index)
-    deepest = deepest[records]
-    # a worm a fault swallowed on its first link reached no node; any other reached at least one
-    if (count != deepest).any() or ((count == 0) & (pk[S.PK_DROPPED, records] == 0)).any():
-        problems.append("a broadcast worm skipped a node of its line or reached none")
-    # Where a worm stopped short, its last copy must be marked and continued by exactly one re-send.
-    order = np.lexsort((index, record))
-    ends = np.r_[np.nonzero(np.diff(record[order]))[0], len(order) - 1]
-    last = np.full(pk.shape[1], -1, dtype=np.int64)
-    last[record[order[ends]]] = copies[order[ends]]
-    short = records[(deepest < pk[S.PK_DIST0, records]) & (count > 0) & (pk[S.PK_DROPPED, records] == 0)]
-    if len(short):
-        # a continuation is a record of the same broadcast procedure sent from that delivery, in the same
-        # direction, with the distance left (a Byzantine node's forgeries have no procedure)
-        children = np.nonzero(pk[S.PK_PARENT] >= 0)[0]
-        child_keys = _key(pk[S.PK_PARENT, children], pk[S.PK_DIR, children], pk[S.PK_ALGORITHM, children],
-                          pk[S.PK_DIST0, children])
-        keys, counts = np.unique(child_keys, return_counts=True)
-        d = last[short]
-        wanted = _key(d, pk[S.PK_DIR, short], pk[S.PK_ALGORITHM, short], dl[S.DL_DIST, d])
-        at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-        found = np.where((len(keys) > 0) & (keys[at] == wanted), counts[at], 0)
-        bad = np.nonzero((found != 1) | (dl[S.DL_FLAGS, d] & S.FLAG_MARKED == 0))[0]
+    def take(self, deliveries: np.ndarray, packets: np.ndarray) -> None:
+        pl, dl = packets, deliveries
+        self.bytes_sent += int(pl[S.PL_BYTES_SENT].sum())
+        # every byte put on a link is taken in at the far end (or swallowed by the fault there), and only once
+        bad = np.nonzero(pl[S.PL_BYTES_SENT] != pl[S.PL_BYTES_RECEIVED])[0]
         if len(bad):
-            q, dd = short[bad[0]], d[bad[0]]
-            problems.append(f"{len(bad)} broadcast worms stopped short without exactly one continuation "
-                            f"(worm {int(q)} at node {int(dl[S.DL_NODE, dd])}, distance {int(dl[S.DL_DIST, dd])} left)")
-    initiations = np.nonzero(result.traffic.kind == S.KIND_INITIATE)[0]
-    faults = result.faults
-    if len(initiations) and not (faults.node_fault.any() or faults.dead_transmitters.any()):
-        n = topo.n_nodes
-        rows, which = result.broadcast_copies(initiations)
-        per_node = np.bincount(which * n + dl[S.DL_NODE, rows],
-                               minlength=len(initiations) * n).reshape(len(initiations), n)
-        expected = np.array([COPIES[int(a)] for a in result.traffic.algorithm[initiations]])[:, None] \
-            * np.ones(n, dtype=np.int64)
-        expected[np.arange(len(initiations)), result.traffic.source[initiations]] = 0
-        wrong = np.argwhere(per_node != expected)
+            i = bad[0]
+            self._problem(len(bad), f"{len(bad)} packets lost or duplicated bytes on links (packet {pl[S.PL_UID, i]}: "
+                                    f"sent {pl[S.PL_BYTES_SENT, i]}, received {pl[S.PL_BYTES_RECEIVED, i]})")
+        own_hops = pl[S.PL_HOPS] - pl[S.PL_HOPS_INHERITED]
+        bad = np.nonzero(pl[S.PL_BYTES_SENT] != own_hops * pl[S.PL_LEN])[0]
+        self._problem(len(bad), f"{len(bad)} packets sent other than length x hops bytes")
+        # a unicast is delivered exactly once unless a named fault dropped it, and then never
+        routed = pl[S.PL_ROUTE] == S.ROUTE_DESTINATION
+        dropped = pl[S.PL_DROPPED] != 0
+        bad = np.nonzero(routed & (pl[S.PL_DELIVERIES] != np.where(dropped, 0, 1)))[0]
+        if len(bad):
+            i = bad[0]
+            self._problem(len(bad), f"{len(bad)} unicast packets neither delivered exactly once nor dropped by a "
+                                    f"fault (packet {pl[S.PL_UID, i]}: delivered {pl[S.PL_DELIVERIES, i]} times, "
+                                    f"dropped: {bool(pl[S.PL_DROPPED, i])})")
+        # ... over a shortest path: the route offsets only ever shrink
+        arrived = np.nonzero(routed & ~dropped)[0]
+        if len(arrived):
+            shortest = self.topology.distance(pl[S.PL_SENDER, arrived], pl[S.PL_DEST, arrived])
+            longer = np.count_nonzero(own_hops[arrived] != shortest)
+            self._problem(longer, f"{longer} unicast packets took a path that is not a shortest one")
+        # ... at its destination
+        copies = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_DESTINATION)[0]
+        wrong = copies[dl[S.DL_NODE, copies] != dl[S.DL_DEST, copies]]
         if len(wrong):
-            i, v = wrong[0]
-            problems.append(f"{len(np.unique(wrong[:, 0]))} broadcasts gave a node the wrong number of copies "
-                            f"(broadcast {int(initiations[i])}: node {int(v)} got {int(per_node[i, v])}, "
-                            f"expected {int(expected[i, v])})")
-    return problems
+            i = wrong[0]
+            self._problem(len(wrong), f"{len(wrong)} unicast packets delivered to the wrong node (packet "
+                                      f"{dl[S.DL_UID, i]} to {dl[S.DL_NODE, i]}, destination {dl[S.DL_DEST, i]})")
 
-
-def _key(parent, direction, algorithm, distance):
-    return ((np.asarray(parent, np.int64) * 8 + direction) * 16 + algorithm) * (1 << 24) + distance
-
-
-def _inherited_hop_bytes(pk: np.ndarray, dl: np.ndarray) -> int:
-    """NP re-sends start counting hops from the copy they continue; those earlier hops were sent by the parent."""
-    resent = np.nonzero(pk[S.PK_PARENT] >= 0)[0]
-    if not len(resent):
-        return 0
-    return int((dl[S.DL_HOPS, pk[S.PK_PARENT, resent]] * pk[S.PK_LEN, resent]).sum())
+    def finish(self, result, state: dict) -> None:
+        stats = result.stats
+        nodes = result.nodes
+        ctx = state["controller"].ctx
+        if int(result.transmitters[:, S.TX_BYTES].sum()) != self.bytes_sent:
+            self.problems.append("transmitter byte counters disagree with the packets' byte counts")
+        if stats[S.ST_STORED_IN] != stats[S.ST_STORED_OUT]:
+            self.problems.append(f"BMUs took in {int(stats[S.ST_STORED_IN])} transit bytes but sent on "
+                                 f"{int(stats[S.ST_STORED_OUT])}")
+        capacity = self.config["bmu.capacity_bytes"]
+        if nodes[:, S.ND_BMU_PEAK].max() > capacity:
+            self.problems.append(f"a BMU held {int(nodes[:, S.ND_BMU_PEAK].max())} bytes, capacity {capacity}")
+        if stats[S.ST_FIFO_PEAK] > self.config["timing.receiver_fifo_bytes"]:
+            self.problems.append("a receiver FIFO exceeded its depth")
+        if nodes[:, S.ND_BMU_USED].any() or nodes[:, S.ND_BMU_CREDIT].any() or nodes[:, S.ND_QUEUE_LEN].any():
+            self.problems.append("BMUs are not empty at the end of the run")
+        if (ctx[:, S.CX_PKT] >= 0).any() or (ctx[:, S.CX_PENDING_HEAD] >= 0).any():
+            self.problems.append("receivers still hold packets at the end of the run")
+        if stats[S.ST_IN_FLIGHT] != 0:
+            self.problems.append(f"{int(stats[S.ST_IN_FLIGHT])} packet records were never completed")
+        if (nodes[:, S.ND_INBOX_HEAD] >= 0).any():
+            self.problems.append("NP events are left unprocessed at the end of the run")
+        if result.logs.deliveries is not None and result.program.check is not None:
+            self.problems.extend(result.program.check(result))
+        if self.problems:
+            raise SimulationError("invariant violated: " + "; ".join(self.problems))

@@ -1,13 +1,17 @@
 """How kernel code is compiled.
 
 The kernel never allocates, so it is compiled without numba's reference-counting runtime (``_nrt=False``):
-with it, every call and every inlined alias of an array argument costs atomic increments and decrements,
-which measured as two thirds of the run time. Every piece of the kernel is also inlined into the clock
-loop at numba's IR level (about 1.5x faster again; the price is a one-time compilation of ~12 s, cached
-on disk).
+with it, every call and every alias of an array argument costs atomic increments and decrements.
+
+The state travels as named tuples of arrays, which a call passes by value (hundreds of bytes), so the
+hot path is inlined into the clock loop at numba's IR level (``kernel_part``; measured about 2.4x faster
+than calls). Inlining copies a function into every call site, and numba's compile time grows with the
+copies, so the large parts each have one call site, and rare paths (the clock's overflow heap, NP
+program plumbing) stay plain calls (``kernel_call``).
 """
 
 from numba import njit
 
-kernel_part = njit(cache=True, inline="always", _nrt=False)
+kernel_part = njit(cache=True, forceinline=True, _nrt=False)
+kernel_call = njit(cache=True, _nrt=False)
 kernel_entry = njit(cache=True, _nrt=False)

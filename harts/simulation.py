@@ -4,8 +4,10 @@
     result = sim.run()            # or sim.run(traffic) with traffic built by harts.traffic
     result.summary()
 
-State is allocated once per run as struct-of-arrays tables (harts.state); the numba kernel in
-harts.engine does all per-cycle work; the invariants in harts.invariants are checked after every run.
+The machine's tables are allocated once per run (harts.controller.state); the numba kernel
+(harts.controller.engine) does all per-tick work and returns whenever a pool needs to grow, a log needs
+draining, more traffic is due, or a slice of simulated time has passed. The invariants are checked on
+what the logs give back, as they are drained, and at the end (harts.invariants).
 """
 
 from __future__ import annotations
@@ -13,21 +15,23 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
-from . import state as S
-from ._kernel_cache import kernel_is_cached
-from .config import Config, defaults
-from .engine import run_engine
+from .config import Config, hex_config
+from .controller import state as S
+from .controller.engine import compiled_kernel, run_kernel
+from .controller.microcode import Microprogram, assemble
 from .errors import SimulationError
-from .faults import FaultSet, faults_from_config
-from .invariants import check_invariants
-from .microcode import Microprogram, assemble
-from .topology import Topology, hex_mesh
-from .traffic import Traffic, build_traffic, unicast
+from .faults.fault_set import FaultSet, faults_from_config
+from .invariants import RunChecks
+from .kernel_cache import kernel_is_cached
+from .network import Topology, build_topology, node_count, port_count
+from .np.program import MAX_SENDS, Program, load_program
+from .results import Recorder, Result
+from .traffic import Traffic, TrafficSource, build_traffic, unicast
 
+LOG_ROWS = 1 << 15  # delivery and packet log rows between drains
 _ERROR_TEXT = {
     S.ERR_FIFO_OVERFLOW: "receiver FIFO overflow: the microprogram started the packet streaming too late",
     S.ERR_TRUNCATED: "'done' before the packet's last byte had passed: bytes would be lost",
@@ -35,136 +39,112 @@ _ERROR_TEXT = {
     S.ERR_BAD_CONTEXT: "only 'forward' can send a packet out of the BMU (tee/deliver/store need a link receiver)",
     S.ERR_NO_HEADER: "the header registers are used before 'wait_header' loaded them",
     S.ERR_TWO_STREAMS: "a second forward/tee/deliver/store for a packet already streaming",
+    S.ERR_NO_ROUTE: "forward by a route the packet does not have (no hop left, no segment left, or no route table)",
 }
 
 
-@dataclass
-class Result:
-    """Everything a run produced. Times in the tables are ticks (byte times, 1/bytes_per_cycle cycle)."""
+@dataclass(frozen=True)
+class HeaderLayout:
+    """Where each header word is: the route offsets (one per axis) first, then the segment words and the
+    route-table word if the microprogram routes that way, then the microprogram's fields and the NP
+    program's own fields."""
 
-    config: Config
-    topology: Topology
-    traffic: Traffic
-    packets: np.ndarray  # state.PK_* table, columns 0..n_packets-1
-    deliveries: np.ndarray  # state.DL_* table
-    transmitters: np.ndarray
-    nodes: np.ndarray
-    stats: np.ndarray
-    wall_seconds: float  # the simulation itself
-    startup_seconds: float  # loading (or the first time, compiling) the kernel
-    faults: FaultSet
+    axes: int
+    segment_word: int  # -1: none
+    segments: int
+    table_word: int  # -1: none
+    fields: dict[str, int]
+
+    microprogram_fields: int  # the first of `fields` are the microprogram's
 
     @property
-    def bytes_per_cycle(self) -> int:
-        return self.config.bytes_per_cycle
+    def registers(self) -> int:
+        """Words the microprogram may read or write: the route words and its own fields."""
+        return self.axes + (1 + 3 * self.segments if self.segments else 0) + (self.table_word >= 0) \
+            + self.microprogram_fields
 
     @property
-    def ticks(self) -> int:
-        return int(self.stats[S.ST_TIME]) + 1
+    def words(self) -> int:
+        return self.registers + len(self.fields) - self.microprogram_fields
 
-    @property
-    def cycles(self) -> Fraction:
-        return Fraction(self.ticks, self.bytes_per_cycle)
-
-    def broadcast_copies(self, initiations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The delivery-log columns of the copies of the broadcasts that the traffic records `initiations`
-        started, and for each copy the position in `initiations` of its broadcast."""
-        pk, dl = self.packets, self.deliveries
-        position = np.full(int(pk[S.PK_BCAST].max(initial=0)) + 1, -1)
-        position[pk[S.PK_BCAST, initiations]] = np.arange(len(initiations))
-        rows = np.nonzero(pk[S.PK_KIND, dl[S.DL_PKT]] == S.KIND_BROADCAST)[0]
-        which = position[pk[S.PK_BCAST, dl[S.DL_PKT, rows]]]
-        return rows[which >= 0], which[which >= 0]
-
-    def unicast_latency(self, packet: int) -> Fraction:
-        """Exact latency of one unicast packet in cycles."""
-        row = np.nonzero(self.deliveries[S.DL_PKT] == packet)[0]
-        if len(row) != 1:
-            raise SimulationError(f"packet {packet} was delivered {len(row)} times")
-        ticks = int(self.deliveries[S.DL_TIME, row[0]]) - int(self.packets[S.PK_CREATE, packet])
-        return Fraction(ticks, self.bytes_per_cycle)
-
-    def summary(self) -> dict:
-        bpc = self.bytes_per_cycle
-        d = self.deliveries
-        pk = d[S.DL_PKT]
-        measured = (self.packets[S.PK_KIND, pk] == S.KIND_UNICAST) & \
-                   (self.packets[S.PK_CREATE, pk] >= self.config["run.warmup_cycles"] * bpc)
-        latency = (d[S.DL_TIME, measured] - self.packets[S.PK_CREATE, pk[measured]]) / bpc
-        cycles = float(self.cycles)
-        n_links = self.topology.n_nodes * self.topology.n_ports
-        link_bytes = int(self.transmitters[S.TX_BYTES].sum())
-        capacity = self.config["bmu.capacity_bytes"]
-        n_unicast = int(np.count_nonzero(self.traffic.kind == S.KIND_UNICAST))
-        hops = self.packets[S.PK_HOPS, : len(self.traffic)][self.traffic.kind == S.KIND_UNICAST]
-        stores = self.packets[S.PK_STORES, : len(self.traffic)][self.traffic.kind == S.KIND_UNICAST]
-        return {
-            "mesh_size": self.topology.size,
-            "nodes": self.topology.n_nodes,
-            "microcode": self.config["microcode"],
-            "packets": n_unicast,
-            "packets_measured": int(measured.sum()),
-            "broadcast_worms": int(len(self.traffic) - n_unicast),
-            "deliveries": int(self.stats[S.ST_DELIVERIES]),
-            "latency_mean_cycles": float(latency.mean()) if len(latency) else None,
-            "latency_max_cycles": float(latency.max()) if len(latency) else None,
-            "mean_hops": float(hops.mean()) if len(hops) else None,
-            "stores_per_packet": float(stores.mean()) if len(stores) else None,
-            "link_utilisation": link_bytes / (n_links * bpc * cycles),
-            "bmu_utilisation": float(self.nodes[S.ND_BMU_INTEGRAL].sum())
-            / (capacity * self.topology.n_nodes * self.ticks),
-            "bmu_peak_bytes": int(self.nodes[S.ND_BMU_PEAK].max()),
-            "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
-            "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),
-            "microinstructions": int(self.stats[S.ST_INSTRUCTIONS]),
-            "dropped_by_faults": int(self.stats[S.ST_DROPS] - self.stats[S.ST_OVERFLOWS]),
-            "dropped_by_bmu_overflow": int(self.stats[S.ST_OVERFLOWS]),
-            "corrupted_transmissions": int(self.stats[S.ST_CORRUPTED]),
-            "forged_copies": int(self.stats[S.ST_BOGUS]),
-            "simulated_cycles": round(cycles, 3),
-            "wall_seconds": self.wall_seconds,
-            "kernel_startup_seconds": self.startup_seconds,
-            "cycles_per_second": cycles / self.wall_seconds if self.wall_seconds > 0 else None,
-            "node_cycles_per_second": cycles * self.topology.n_nodes / self.wall_seconds
-            if self.wall_seconds > 0 else None,
-        }
+    def route(self) -> np.ndarray:
+        return np.array([self.axes, self.segment_word, self.segments, self.table_word], dtype=np.int64)
 
 
-def load_kernel() -> None:
-    """Load the compiled kernel from numba's disk cache (compiling it the first time) in this process."""
-    Simulation(defaults().with_values(mesh__size=3)).run(unicast([0], [0], [1], [64]))
+def header_layout(topology: Topology, microprogram: Microprogram, program: Program) -> HeaderLayout:
+    word = topology.n_axes
+    segment_word = -1
+    if microprogram.segments:
+        segment_word = word
+        word += 1 + 3 * microprogram.segments
+    table_word = -1
+    if microprogram.table:
+        table_word = word
+        word += 1
+    fields = {}
+    for name in list(microprogram.fields) + [f for f in program.fields if f not in microprogram.fields]:
+        fields[name] = word
+        word += 1
+    return HeaderLayout(topology.n_axes, segment_word, microprogram.segments, table_word, fields,
+                        len(microprogram.fields))
 
 
-def _arguments(sim: Simulation, state: dict) -> tuple:
-    """The kernel's arguments in its order (see harts.engine.run_engine), all but the traffic count."""
-    topo = sim.topology
-    return (sim.microprogram.code, state["ctx"], state["ctx_tags"], state["pkt"], state["tags"], state["tx"],
-            state["node"], state["dlog"], state["stats"], state["params"], topo.neighbours, topo.axis_positive,
-            topo.axis_negative, state["scratch"])
+def available_memory() -> int:
+    """Bytes this process can still allocate without swapping (MemAvailable), or a generous guess."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 1 << 40
 
 
-def _grow(table: np.ndarray) -> np.ndarray:
-    """The table with twice the columns (the kernel initialises every record it takes from the pool)."""
-    bigger = np.zeros((table.shape[0], 2 * table.shape[1]), dtype=np.int64)
-    bigger[:, : table.shape[1]] = table
-    return bigger
+def memory_estimate(nodes: int, ports: int, contexts: int, header_words: int, initial_records: int) -> int:
+    """Bytes the machine's tables take: per node its contexts, registers, transmitters, BMU/NP row, topology
+    and clock entries; plus the packet pool, the NP event pool and the logs."""
+    per_node = (contexts * (S.CX_ROWS + header_words) + ports * (S.TX_ROWS + 2) + S.ND_ROWS
+                + (contexts + 1) * 8 + 16)
+    records = initial_records * (S.PK_ROWS + header_words) + initial_records * (S.E_HEADER + header_words)
+    logs = LOG_ROWS * (S.DL_ROWS + header_words + S.PL_ROWS)
+    return 8 * (nodes * per_node + records + logs)
 
 
-def _progress_bar(total_cycles: int):
-    from tqdm import tqdm
-    return tqdm(total=total_cycles, unit="cycle", unit_scale=True, desc="simulating", leave=False,
-                file=sys.stderr)
+def _gigabytes(count: int) -> str:
+    return f"{count / 2**30:.1f} GB"
 
 
 class Simulation:
-    """One configured machine: topology, microprogram and parameters, ready to run traffic."""
+    """One configured machine: topology, microprogram, NP program and parameters, ready to run traffic."""
 
-    def __init__(self, config: Config, microprogram: Microprogram | None = None):
+    def __init__(self, config: Config, microprogram: Microprogram | None = None, program: Program | None = None):
         self.config = config
-        self.topology = hex_mesh(config["mesh.size"])
+        spec = config.topology_spec
+        try:
+            nodes, ports = node_count(spec), port_count(spec)
+        except ValueError as exc:
+            raise config.error("topology", f"'topology': {exc}") from None
         self.microprogram = microprogram or assemble(config.microcode_path())
+        self.program = program or load_program(config["np.program"], config.file_relative("."))
+        contexts = ports + config["bmu.injection_contexts"]
+        words = ports + 1 + 3 * self.microprogram.segments + len(self.microprogram.fields) + len(self.program.fields)
+        needed = memory_estimate(nodes, ports, contexts, words, self._initial_records(nodes))
+        available = available_memory()
+        if needed > 0.8 * available:
+            raise config.error("topology", f"this network ({nodes:,} nodes) needs about {_gigabytes(needed)} of "
+                                           f"memory; {_gigabytes(available)} is available")
+        self.topology = build_topology(spec)
+        self.layout = header_layout(self.topology, self.microprogram, self.program)
+        for name in self.program.fields:
+            if name not in self.layout.fields:
+                raise config.error("np.program", f"NP program {self.program.name!r} needs header field {name!r}")
         self.params = self._parameters()
         self.faults = faults_from_config(config, self.topology)
+
+    @staticmethod
+    def _initial_records(nodes: int) -> int:
+        return 1024 + 2 * nodes
 
     def _parameters(self) -> np.ndarray:
         """The kernel's parameter vector; every duration converted from cycles to ticks."""
@@ -188,150 +168,276 @@ class Simulation:
         p[S.PR_DEADLOCK_TICKS] = c["run.deadlock_cycles"] * bpc
         p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
-        p[S.PR_MESH_SIZE] = self.topology.size
         if c["bmu.when_full"] not in ("drop", "wait"):
             raise c.error("bmu.when_full", f"'bmu.when_full' must be drop or wait, got {c['bmu.when_full']!r}")
         p[S.PR_BMU_DROPS_WHEN_FULL] = c["bmu.when_full"] == "drop"
+        p[S.PR_HEADER_WORDS] = self.layout.words
+        p[S.PR_REGISTER_WORDS] = self.layout.registers
+        p[S.PR_AXES] = self.layout.axes
+        p[S.PR_SEGMENT_WORD] = self.layout.segment_word
+        p[S.PR_SEGMENTS] = self.layout.segments
+        p[S.PR_TABLE_WORD] = self.layout.table_word
+        p[S.PR_RUN_AHEAD] = 1
+        p[S.PR_ROOM] = MAX_SENDS + self.topology.n_ports + 8
         return p
 
-    def run(self, traffic: Traffic | None = None, check: bool = True, progress: bool = False,
-            slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None) -> Result:
-        """Run traffic (default: the config's) until the network is empty; check the invariants.
-
-        With ``progress``, a bar on stderr follows the simulated cycles up to the last packet's creation.
-        ``faults`` replaces the config's faults for this run. ``observer`` (see harts.trace) is called with
-        the state whenever the kernel returns, and makes it return at every cycle of the observer's window.
-        The kernel runs in slices of simulated time (default: 1% of the traffic's duration, at least 1000
-        cycles) so that Ctrl-C is honoured between slices.
-        """
-        if traffic is None:
-            traffic = build_traffic(self.config, self.topology)
-        faults = self.faults if faults is None else faults
-        bpc = self.config.bytes_per_cycle
-        last_create = int(traffic.create[-1]) if len(traffic) else 0
-        state = self._initial_state(traffic, faults, last_create)
-        stats, params = state["stats"], state["params"]
-        started = time.perf_counter()
-        if not run_engine.signatures:
-            # The first call in a process loads the kernel from disk (or compiles it); an empty call does
-            # that apart, so wall_seconds counts simulation only.
-            if not kernel_is_cached():
-                print("harts: compiling the simulation kernel (first run only, 15-30 s)", file=sys.stderr,
-                      flush=True)
-            run_engine(*_arguments(self, {**state, "stats": stats.copy()}), 0)
-        loaded = time.perf_counter()
-        horizon = max(last_create, 1)
-        slice_ticks = bpc * (slice_cycles or max(1000, horizon // 100))
-        bar = _progress_bar(horizon) if progress else None
-        while True:
-            if stats[S.ST_PAUSED] != 2:
-                params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_ticks
-                if observer is not None:
-                    params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]), int(params[S.PR_PAUSE_AT]))
-            run_engine(*_arguments(self, state), len(traffic))
-            if observer is not None:
-                observer.observe(int(stats[S.ST_TIME]), bool(stats[S.ST_PAUSED]), state)
-            if bar is not None:
-                bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
-            if stats[S.ST_PAUSED] == 2:
-                for name in ("pkt", "tags", "dlog"):
-                    state[name] = _grow(state[name])
-            elif not stats[S.ST_PAUSED]:
-                break
-        if bar is not None:
-            bar.close()
-        wall = time.perf_counter() - loaded
-        node, ctx = state["node"], state["ctx"]
-        # Bring the BMU occupancy integrals up to the last tick.
-        node[S.ND_BMU_INTEGRAL] += node[S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[S.ND_BMU_CHANGED])
-        self._raise_on_error(stats, ctx, node)
-        result = Result(self.config, self.topology, traffic, state["pkt"][:, : int(stats[S.ST_PACKETS])],
-                        state["dlog"][:, : int(stats[S.ST_DELIVERIES])], state["tx"], node, stats, wall,
-                        loaded - started, faults)
-        if check:
-            check_invariants(result, ctx)
-        return result
-
-    def _initial_state(self, traffic: Traffic, faults: FaultSet, last_create: int) -> dict:
-        """Every table of the kernel, allocated once for the run (the packet and delivery tables are grown
-        if the kernel asks)."""
+    def _machine(self, params: np.ndarray) -> S.Machine:
         topo = self.topology
-        n_traffic = len(traffic)
-        unicast = traffic.kind == S.KIND_UNICAST
-        broadcast = ~unicast
-        # Room for the records the NPs create and for the deliveries (measured: 0.6N records per SBCAST on
-        # an idle-to-busy E-7, 1.3N for 2-BCAST, 4N for 6-BCAST); more is made when it runs low.
-        spare = 64 + 16 * topo.n_nodes + 4 * topo.n_nodes * int(broadcast.sum())
-        pkt = S.table(S.PK_ROWS, n_traffic + spare)
-        pkt[S.PK_NEXT] = -1
-        pkt[S.PK_PARENT] = -1
-        pkt[S.PK_BCAST] = -1
-        pkt[S.PK_SRC, :n_traffic] = traffic.source
-        pkt[S.PK_DST, :n_traffic] = traffic.destination
-        pkt[S.PK_LEN, :n_traffic] = traffic.length
-        pkt[S.PK_KIND, :n_traffic] = traffic.kind
-        pkt[S.PK_DIR, :n_traffic] = traffic.direction
-        pkt[S.PK_DIST, :n_traffic] = traffic.distance
-        pkt[S.PK_DIST0, :n_traffic] = traffic.distance
-        pkt[S.PK_ALGORITHM, :n_traffic] = traffic.algorithm
-        pkt[S.PK_CREATE, :n_traffic] = traffic.create * self.config.bytes_per_cycle
-        pkt[S.PK_VALUE, :n_traffic] = S.VALUE_TRUE
-        pkt[S.PK_BCAST, :n_traffic][broadcast] = np.arange(int(broadcast.sum()))
-        tags = S.table(topo.n_axes, pkt.shape[1])
-        if unicast.any():
-            tags[:, :n_traffic][:, unicast] = topo.routing_tags_many(traffic.source[unicast],
-                                                                     traffic.destination[unicast]).T
-        n_ctx = topo.n_nodes * (topo.n_ports + self.config["bmu.injection_contexts"])
-        ctx = S.table(S.CX_ROWS, n_ctx)
-        ctx[S.CX_PKT] = -1
-        ctx[S.CX_WAKE] = S.NEVER
-        ctx[S.CX_PENDING_HEAD] = -1
-        ctx[S.CX_PENDING_TAIL] = -1
-        tx = S.table(S.TX_ROWS, topo.n_nodes * topo.n_ports)
-        tx[S.TX_DEAD] = faults.dead_transmitters
-        node = S.table(S.ND_ROWS, topo.n_nodes)
-        node[S.ND_FAULT] = faults.node_fault
-        for row in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
-            node[row] = -1
-        node[S.ND_NP_WAKE] = S.NEVER
+        words = {name: word for name, word in self.layout.fields.items()}
+        tables = np.full((1, topo.n_nodes), -1, dtype=np.int64)
+        return S.Machine(self.microprogram.placed(words), params, topo.neighbours, topo.in_port,
+                         topo.axis_positive, topo.axis_negative, topo.shape, topo.offset_table, tables)
+
+    def _processor(self) -> S.Processor:
+        topo = self.topology
+        program = self.program
+        words = self.layout.words
+        parameters = program.parameters(topo) if program.parameters else np.zeros(1, np.int64)
+        system = S.System(np.ascontiguousarray(parameters, dtype=np.int64), topo.neighbours, topo.in_port,
+                          np.array([self.layout.fields[f] for f in program.fields] or [0], dtype=np.int64),
+                          self.layout.route())
+        from .np.program import S_HEADER
+        return S.Processor(S.event_pool(self._initial_records(topo.n_nodes), words),
+                           np.zeros((topo.n_nodes, max(1, program.state_words)), dtype=np.int64),
+                           np.zeros((MAX_SENDS, S_HEADER + words), dtype=np.int64), system)
+
+    def _initial_state(self, faults: FaultSet) -> dict:
+        """Every table of the kernel, allocated once for the run (pools grow if the kernel asks)."""
+        topo = self.topology
+        words = self.layout.words
+        contexts = topo.n_nodes * (topo.n_ports + self.config["bmu.injection_contexts"])
+        ctx = S.table(contexts, S.CX_ROWS)
+        ctx[:, S.CX_PKT] = -1
+        ctx[:, S.CX_PENDING_HEAD] = -1
+        ctx[:, S.CX_PENDING_TAIL] = -1
+        ctx[:, S.CX_DONE_TICK] = -1
+        per_node = topo.n_ports + self.config["bmu.injection_contexts"]
+        ctx[:, S.CX_NODE], ctx[:, S.CX_SLOT] = np.divmod(np.arange(contexts), per_node)
+        tx = S.table(topo.n_nodes * topo.n_ports, S.TX_ROWS)
+        tx[:, S.TX_DEAD] = faults.dead_transmitters
+        tx[:, S.TX_UID] = -1
+        node = S.table(topo.n_nodes, S.ND_ROWS)
+        node[:, S.ND_FAULT] = faults.node_fault
+        for column in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
+            node[:, column] = -1
+        records = self._initial_records(topo.n_nodes)
         stats = np.zeros(S.ST_ROWS, dtype=np.int64)
-        stats[S.ST_PACKETS] = n_traffic
+        stats[S.ST_FREE_COUNT] = records
+        stats[S.ST_EVENT_FREE_COUNT] = records
+        stats[S.ST_UID_NEXT] = S.NP_UID_BASE
+        stats[S.ST_CURRENT] = -1
         # xorshift needs a non-zero state: an odd constant mixed with the seed
         stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
         params = self.params.copy()
         params[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
-        params[S.PR_LAST_TICK] = (last_create + self.config["run.drain_cycles"]) * self.config.bytes_per_cycle
         return {
-            "ctx": ctx, "ctx_tags": S.table(topo.n_axes, n_ctx), "pkt": pkt, "tags": tags, "tx": tx,
-            "node": node, "dlog": S.table(S.DL_ROWS, int(unicast.sum()) + spare), "stats": stats,
-            "params": params,
-            # one procedure run's send_packets: at most a continuation and four relays, or a forgery per port
-            "scratch": np.zeros((max(8, topo.n_ports), 4), dtype=np.int64),
+            "machine": self._machine(params),
+            "controller": S.Controller(ctx, S.table(contexts, self.layout.registers), tx, node),
+            "packets": S.packet_pool(records, words),
+            "logs": S.Logs(stats, S.table(S.DL_ROWS, LOG_ROWS), S.table(LOG_ROWS, words),
+                           S.table(S.PL_ROWS, LOG_ROWS)),
+            "clock": S.empty_clock(topo.n_nodes, per_node),
+            "processor": self._processor(),
         }
 
-    def _raise_on_error(self, stats: np.ndarray, ctx: np.ndarray, node: np.ndarray) -> None:
+    def traffic_table(self, traffic: Traffic, first_uid: int) -> np.ndarray:
+        table = S.table(S.TR_ROWS, len(traffic))
+        table[S.TR_CREATE] = traffic.create * self.config.bytes_per_cycle
+        table[S.TR_SOURCE] = traffic.source
+        table[S.TR_DEST] = traffic.destination
+        table[S.TR_LENGTH] = traffic.length
+        table[S.TR_KIND] = traffic.kind
+        table[S.TR_DIRECTION] = traffic.direction
+        table[S.TR_DISTANCE] = traffic.distance
+        table[S.TR_ARGUMENT] = traffic.argument
+        table[S.TR_UID] = np.arange(first_uid, first_uid + len(traffic))
+        return table
+
+    def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
+            slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None,
+            keep: bool = True) -> Result:
+        """Run traffic (default: the config's) until the network is empty; check the invariants.
+
+        ``keep``: keep every delivery and packet record in the result (False: only what the summary
+        needs, so that memory does not grow with the length of the run). ``progress``: a bar on stderr.
+        ``faults`` replaces the config's faults for this run. ``observer`` (see harts.tools.trace) is
+        called with the state whenever the kernel returns and decides where it pauses. The kernel runs in
+        slices of simulated time (default: 1% of the traffic's duration, at least 1000 cycles) so that
+        Ctrl-C is honoured between slices.
+        """
+        if traffic is None:
+            traffic = build_traffic(self.config, self.topology)
+        if isinstance(traffic, Traffic):
+            source = TrafficSource(traffic, None, int(traffic.create.max(initial=0)))
+        else:
+            source = traffic
+        faults = self.faults if faults is None else faults
+        bpc = self.config.bytes_per_cycle
+        state = self._initial_state(faults)
+        machine, logs = state["machine"], state["logs"]
+        stats, params = logs.stats, machine.params
+        recorder = Recorder(self, keep)
+        checks = RunChecks(self) if check else None
+        chunks = _Lookahead(source.chunks())
+        uids = 0
+        table, uids, more = self._next_chunk(chunks, uids)
+        params[S.PR_TRAFFIC_MORE] = more
+        last_create = int(table[S.TR_CREATE, -1]) if table.shape[1] else 0
+        params[S.PR_LAST_TICK] = S.NEVER if more else last_create + self.config["run.drain_cycles"] * bpc
+        started = time.perf_counter()
+        if not run_kernel.signatures and not kernel_is_cached():
+            print("harts: compiling the simulation kernel (first run only, about a minute)", file=sys.stderr,
+                  flush=True)
+        kernel = compiled_kernel()
+        loaded = time.perf_counter()
+        horizon = max(source.horizon_cycles, 1)
+        slice_ticks = bpc * (slice_cycles or max(1000, horizon // 100))
+        params[S.PR_RUN_AHEAD] = 0 if observer is not None else 1
+        bar = _progress_bar(horizon) if progress else None
+        arguments = (self.topology.offsets_function, self.program.procedure)
+        try:
+            while True:
+                if stats[S.ST_PAUSED] in (S.PAUSE_NONE, S.PAUSE_SLICE):
+                    params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_ticks
+                    if observer is not None:
+                        params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]),
+                                                                      int(params[S.PR_PAUSE_AT]))
+                kernel(*arguments, machine, state["controller"], state["packets"], logs, state["clock"],
+                       state["processor"], table)
+                paused = int(stats[S.ST_PAUSED])
+                if observer is not None and paused in (S.PAUSE_SLICE, S.PAUSE_NONE):
+                    observer.observe(int(stats[S.ST_TIME]), paused == S.PAUSE_SLICE, state)
+                if bar is not None:
+                    bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
+                if paused == S.PAUSE_ROOM:
+                    self._make_room(state, recorder, checks)
+                elif paused == S.PAUSE_TRAFFIC:
+                    table, uids, more = self._next_chunk(chunks, uids)
+                    stats[S.ST_NEXT_TRAFFIC] = 0
+                    params[S.PR_TRAFFIC_MORE] = more
+                    if not more:
+                        last_create = int(table[S.TR_CREATE, -1]) if table.shape[1] else last_create
+                        params[S.PR_LAST_TICK] = last_create + self.config["run.drain_cycles"] * bpc
+                elif paused == S.PAUSE_NONE:
+                    break
+                # stats[ST_ERROR] also ends the run: the kernel returns with PAUSE_NONE
+        finally:
+            if bar is not None:
+                bar.close()
+        wall = time.perf_counter() - loaded
+        self._drain(state, recorder, checks)
+        node = state["controller"].node
+        # Bring the BMU occupancy integrals up to the last tick.
+        node[:, S.ND_BMU_INTEGRAL] += node[:, S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[:, S.ND_BMU_CHANGED])
+        self._raise_on_error(stats, state)
+        result = Result(self.config, self.topology, self.layout, self.program, source.explicit if isinstance(
+            traffic, Traffic) else None, uids, recorder.finish(), state["controller"].tx, node, stats, wall,
+            loaded - started, faults)
+        if checks is not None:
+            checks.finish(result, state)
+        return result
+
+    def _next_chunk(self, chunks: "_Lookahead", uids: int) -> tuple[np.ndarray, int, bool]:
+        """The next traffic table, the uid after it, and whether more traffic follows."""
+        chunk = chunks.take()
+        if chunk is None:
+            return S.table(S.TR_ROWS, 0), uids, False
+        return self.traffic_table(chunk, uids), uids + len(chunk), chunks.more
+
+    def _make_room(self, state: dict, recorder: Recorder, checks) -> None:
+        """Drain the logs if they are nearly full; otherwise a pool is: double it (the kernel asks again if
+        one event needs still more)."""
+        logs = state["logs"]
+        stats = logs.stats
+        room = int(state["machine"].params[S.PR_ROOM])
+        if logs.deliveries.shape[1] - stats[S.ST_DELIVERIES] < room or \
+                logs.packets.shape[1] - stats[S.ST_LOGGED] < room:
+            self._drain(state, recorder, checks)
+            return
+        if stats[S.ST_FREE_COUNT] <= stats[S.ST_EVENT_FREE_COUNT]:
+            state["packets"] = S.grow_packets(state["packets"], stats)
+        else:
+            processor = state["processor"]
+            state["processor"] = processor._replace(events=S.grow_events(processor.events, stats))
+
+    def _drain(self, state: dict, recorder: Recorder, checks) -> None:
+        logs = state["logs"]
+        stats = logs.stats
+        deliveries = logs.deliveries[:, : stats[S.ST_DELIVERIES]].copy()
+        header = logs.delivery_header[: stats[S.ST_DELIVERIES]].copy()
+        packets = logs.packets[:, : stats[S.ST_LOGGED]].copy()
+        stats[S.ST_DELIVERIES] = 0
+        stats[S.ST_LOGGED] = 0
+        if checks is not None:
+            checks.take(deliveries, packets)
+        recorder.take(deliveries, header, packets)
+
+    def _raise_on_error(self, stats: np.ndarray, state: dict) -> None:
         code = int(stats[S.ST_ERROR])
         if code == S.ERR_NONE:
             return
-        cycle = Fraction(int(stats[S.ST_ERROR_CYCLE]), self.config.bytes_per_cycle)
+        cycle = int(stats[S.ST_ERROR_CYCLE]) / self.config.bytes_per_cycle
+        per_node = self.topology.n_ports + self.config["bmu.injection_contexts"]
+        ci = int(stats[S.ST_ERROR_CONTEXT])
+        node, slot = divmod(ci, per_node)
+        who = f"link receiver {slot}" if slot < self.topology.n_ports else f"BMU context {slot - self.topology.n_ports}"
+        where = f"node {node}, {who}, packet {_uid_text(int(stats[S.ST_ERROR_PACKET]))}, cycle {cycle:g}"
         if code in _ERROR_TEXT:
-            per_node = self.topology.n_ports + self.config["bmu.injection_contexts"]
-            ci = int(stats[S.ST_ERROR_CONTEXT])
-            node, slot = divmod(ci, per_node)
-            who = f"link receiver {slot}" if slot < self.topology.n_ports else \
-                f"BMU context {slot - self.topology.n_ports}"
             raise SimulationError(f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}: {_ERROR_TEXT[code]} "
-                                  f"(node {node}, {who}, packet {int(stats[S.ST_ERROR_PACKET])}, "
-                                  f"cycle {float(cycle):g})")
+                                  f"({where})")
+        if code == S.ERR_NO_LINK:
+            port = int(stats[S.ST_ERROR_DETAIL])
+            raise SimulationError(f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}: node {node} has no "
+                                  f"link on port {port} ({self.topology.port_names[port]}) of {self.topology.name} "
+                                  f"({where})")
+        if code == S.ERR_TOO_MANY_SENDS:
+            raise SimulationError(f"NP program {self.program.name!r}: a procedure returned "
+                                  f"{int(stats[S.ST_ERROR_DETAIL])} sends, at most {MAX_SENDS} fit (cycle {cycle:g})")
         if code == S.ERR_DEADLOCK:
-            held = node[S.ND_BMU_USED] + node[S.ND_BMU_CREDIT]
+            node_table = state["controller"].node
+            held = node_table[:, S.ND_BMU_USED] + node_table[:, S.ND_BMU_CREDIT]
             full = int(np.count_nonzero(held > self.config["bmu.capacity_bytes"] - 512))
             raise SimulationError(
                 f"deadlock: no packet moved for {self.config['run.deadlock_cycles']} cycles (at cycle "
-                f"{float(cycle):g}); {full} of {self.topology.n_nodes} BMUs are within 512 bytes of full and "
-                f"{int(node[S.ND_QUEUE_LEN].sum())} packets wait in BMU queues (raise bmu.capacity_bytes "
+                f"{cycle:g}); {full} of {self.topology.n_nodes} BMUs are within 512 bytes of full and "
+                f"{int(node_table[:, S.ND_QUEUE_LEN].sum())} packets wait in BMU queues (raise bmu.capacity_bytes "
                 f"or lower the load)")
         if code == S.ERR_CYCLE_LIMIT:
             raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
-                                  f"(stopped at cycle {float(cycle):g})")
-        raise SimulationError(f"internal table exhausted (error {code}) at cycle {float(cycle):g}")
+                                  f"(stopped at cycle {cycle:g})")
+        raise SimulationError(f"internal error {code} at cycle {cycle:g}")
+
+
+class _Lookahead:
+    """Traffic chunks, one ahead, so the kernel can be told whether more traffic follows."""
+
+    def __init__(self, chunks):
+        self._chunks = chunks
+        self._next = next(chunks, None)
+
+    @property
+    def more(self) -> bool:
+        return self._next is not None
+
+    def take(self) -> Traffic | None:
+        chunk = self._next
+        self._next = next(self._chunks, None)
+        return chunk
+
+
+def _uid_text(uid: int) -> str:
+    return f"{uid - S.NP_UID_BASE} sent by an NP" if uid >= S.NP_UID_BASE else str(uid)
+
+
+def _progress_bar(total_cycles: int):
+    from tqdm import tqdm
+    return tqdm(total=total_cycles, unit="cycle", unit_scale=True, desc="simulating", leave=False,
+                file=sys.stderr)
+
+
+def load_kernel() -> None:
+    """Load the compiled kernel from numba's disk cache (compiling it the first time) in this process."""
+    Simulation(hex_config(3)).run(unicast([0], [0], [1], [64]))
+
+
+__all__ = ["Simulation", "Result", "load_kernel"]

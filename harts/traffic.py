@@ -1,25 +1,31 @@
-"""Traffic: the packets the NPs are asked to send, built before the run as plain arrays.
+"""Traffic: what the network processors are asked to send, as plain arrays in creation order.
 
-All randomness is drawn here from one numpy Generator seeded by run.seed, so the same config and seed
-give the same packets and therefore the same run.
+Uniform Poisson traffic is generated as a stream of chunks, so a long run holds only the traffic of the
+chunk in progress; explicit packets from the config are merged into it. All randomness is drawn from one
+numpy Generator seeded by run.seed, so the same config and seed give the same packets.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .config import Config
-from .state import KIND_BROADCAST, KIND_INITIATE, KIND_UNICAST
-from .topology import Topology
+from .controller.state import TRAFFIC_INITIATE, TRAFFIC_UNICAST
+from .network import Topology
 from .yamlsource import Located
+
+CHUNK_PACKETS = 1 << 16  # uniform packets drawn at a time
 
 
 @dataclass
 class Traffic:
-    """Packets in creation order. Broadcast worms have destination -1, a direction and a distance;
-    broadcast initiations (KIND_INITIATE) have an algorithm (harts.relay.ALGORITHMS)."""
+    """Packets in creation order (`create` in cycles). An initiation (TRAFFIC_INITIATE) makes its source's
+    NP run the NP program's procedure with `argument`, `length`, `direction` and `distance` (for the
+    kandlur_shin program: argument 0 is one send_packet(direction, distance) worm, otherwise the broadcast
+    algorithm to start)."""
 
     create: np.ndarray
     source: np.ndarray
@@ -28,20 +34,23 @@ class Traffic:
     kind: np.ndarray
     direction: np.ndarray
     distance: np.ndarray
-    algorithm: np.ndarray
+    argument: np.ndarray
 
     def __len__(self) -> int:
         return len(self.create)
 
+    def __getitem__(self, index) -> "Traffic":
+        return Traffic(**{name: getattr(self, name)[index] for name in Traffic.__dataclass_fields__})
+
     @staticmethod
     def concatenate(parts: list["Traffic"]) -> "Traffic":
-        fields = {name: np.concatenate([getattr(p, name) for p in parts]).astype(np.int64)
+        fields = {name: np.concatenate([getattr(p, name) for p in parts] + [np.zeros(0, np.int64)]).astype(np.int64)
                   for name in Traffic.__dataclass_fields__}
         order = np.argsort(fields["create"], kind="stable")
         return Traffic(**{name: values[order] for name, values in fields.items()})
 
 
-def _empty() -> Traffic:
+def no_traffic() -> Traffic:
     z = np.zeros(0, dtype=np.int64)
     return Traffic(z, z, z, z, z, z, z, z)
 
@@ -50,26 +59,52 @@ def unicast(create, source, destination, length) -> Traffic:
     create = np.asarray(create, dtype=np.int64)
     k = len(create)
     return Traffic(create, np.asarray(source, np.int64), np.asarray(destination, np.int64),
-                   np.asarray(length, np.int64), np.full(k, KIND_UNICAST, np.int64),
+                   np.asarray(length, np.int64), np.full(k, TRAFFIC_UNICAST, np.int64),
                    np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64))
 
 
-def broadcast_worms(create, source, direction, distance, length) -> Traffic:
+def initiations(create, source, argument, length, direction=0, distance=0) -> Traffic:
+    """The sources' NPs run their procedure's initiation at `create` (cycles) with these arguments."""
     create = np.asarray(create, dtype=np.int64)
     k = len(create)
-    return Traffic(create, np.asarray(source, np.int64), np.full(k, -1, np.int64),
-                   np.asarray(length, np.int64), np.full(k, KIND_BROADCAST, np.int64),
-                   np.asarray(direction, np.int64), np.asarray(distance, np.int64), np.zeros(k, np.int64))
+    return Traffic(create, np.asarray(source, np.int64), np.full(k, -1, np.int64), np.asarray(length, np.int64),
+                   np.full(k, TRAFFIC_INITIATE, np.int64),
+                   np.broadcast_to(np.asarray(direction, np.int64), (k,)).copy(),
+                   np.broadcast_to(np.asarray(distance, np.int64), (k,)).copy(),
+                   np.broadcast_to(np.asarray(argument, np.int64), (k,)).copy())
 
 
-def broadcasts(create, source, algorithm, length) -> Traffic:
-    """Broadcasts of a whole algorithm: the source's NP runs BCAST_INIT at `create` (in cycles)."""
-    create = np.asarray(create, dtype=np.int64)
-    k = len(create)
-    return Traffic(create, np.asarray(source, np.int64), np.full(k, -1, np.int64),
-                   np.asarray(length, np.int64), np.full(k, KIND_INITIATE, np.int64),
-                   np.zeros(k, np.int64), np.zeros(k, np.int64),
-                   np.broadcast_to(np.asarray(algorithm, np.int64), (k,)).copy())
+def worms(create, source, direction, distance, length) -> Traffic:
+    """send_packet(direction, distance) worms of the kandlur_shin NP program (argument 0)."""
+    return initiations(create, source, 0, length, direction, distance)
+
+
+@dataclass
+class TrafficSource:
+    """A config's traffic: explicit packets and worms, and a stream of uniform Poisson packets."""
+
+    explicit: Traffic
+    uniform: Iterator[Traffic] | None
+    horizon_cycles: int  # creation time of the last packet, or an estimate while the stream is not done
+
+    def chunks(self) -> Iterator[Traffic]:
+        """The whole traffic in creation order, a chunk at a time; a chunk never ends inside a cycle (the
+        kernel injects a cycle's packets together)."""
+        pending = self.explicit
+        held = no_traffic()
+        for chunk in self.uniform or ():
+            if not len(chunk):
+                continue
+            last = chunk.create[-1]
+            merged = Traffic.concatenate([held, pending[pending.create <= last], chunk])
+            pending = pending[pending.create > last]
+            cut = int(np.searchsorted(merged.create, merged.create[-1]))
+            held = merged[cut:]
+            if cut:
+                yield merged[:cut]
+        rest = Traffic.concatenate([held, pending])
+        if len(rest):
+            yield rest
 
 
 def _records(config: Config, name: str, fields: dict[str, tuple[int, int]]) -> dict[str, list]:
@@ -95,29 +130,34 @@ def _records(config: Config, name: str, fields: dict[str, tuple[int, int]]) -> d
     return out
 
 
-def build_traffic(config: Config, topology: Topology) -> Traffic:
-    """All traffic of a config: explicit packets, explicit broadcast worms and uniform Poisson traffic."""
+def build_traffic(config: Config, topology: Topology) -> TrafficSource:
+    """All traffic of a config: explicit packets, explicit worms and uniform Poisson traffic."""
     n = topology.n_nodes
     big = 2**40
     header = config["timing.header_bytes"]
-    parts = [_empty()]
     explicit = _records(config, "traffic.packets", {
         "cycle": (0, big), "source": (0, n - 1), "destination": (0, n - 1), "length": (header, big)})
     for src, dst, item in zip(explicit["source"], explicit["destination"], explicit["item"]):
         if src == dst:
             raise item.error("a packet's source and destination must differ")
-    parts.append(unicast(explicit["cycle"], explicit["source"], explicit["destination"], explicit["length"]))
-    worms = _records(config, "traffic.broadcasts", {
+    worm_records = _records(config, "traffic.broadcasts", {
         "cycle": (0, big), "source": (0, n - 1), "direction": (0, topology.n_ports - 1),
         "distance": (1, big), "length": (header, big)})
-    parts.append(broadcast_worms(worms["cycle"], worms["source"], worms["direction"], worms["distance"],
-                                 worms["length"]))
-    if config["traffic.uniform.load"] > 0:
+    given = Traffic.concatenate([
+        unicast(explicit["cycle"], explicit["source"], explicit["destination"], explicit["length"]),
+        worms(worm_records["cycle"], worm_records["source"], worm_records["direction"],
+              worm_records["distance"], worm_records["length"])])
+    horizon = int(given.create.max(initial=0))
+    stream = None
+    load = config["traffic.uniform.load"]
+    if load > 0:
         lengths, probabilities = _length_distribution(config)
-        parts.append(uniform_poisson(topology, config["traffic.uniform.load"], lengths, probabilities,
-                                     config.bytes_per_cycle, config["run.cycles"], config["run.packets"],
-                                     np.random.default_rng(config["run.seed"])))
-    return Traffic.concatenate(parts)
+        rate = n * load * config.bytes_per_cycle / float(np.dot(lengths, probabilities))
+        packets = config["run.packets"]
+        horizon = max(horizon, int(packets / rate) if packets else config["run.cycles"])
+        stream = uniform_poisson(topology, rate, lengths, probabilities, config["run.cycles"], packets,
+                                 np.random.default_rng(config["run.seed"]))
+    return TrafficSource(given, stream, horizon)
 
 
 def _length_distribution(config: Config) -> tuple[np.ndarray, np.ndarray]:
@@ -140,16 +180,39 @@ def _error(config: Config, name: str, message: str):
     return config.error(name, f"'{name}': {message}")
 
 
+def uniform_poisson(topology: Topology, rate: float, lengths: np.ndarray, probabilities: np.ndarray,
+                    cycles: int, max_packets: int, rng: np.random.Generator) -> Iterator[Traffic]:
+    """Poisson arrivals of `rate` packets per cycle over all nodes (the superposition of the nodes' own
+    processes, whose events pick their node uniformly), destinations uniform over the other nodes:
+    the first `max_packets`, or all before `cycles`, a chunk at a time."""
+    n = topology.n_nodes
+    clock = 0.0
+    produced = 0
+    while True:
+        k = CHUNK_PACKETS if not max_packets else min(CHUNK_PACKETS, max_packets - produced)
+        if k <= 0:
+            return
+        times = clock + np.cumsum(rng.exponential(1.0 / rate, size=k))
+        clock = float(times[-1])
+        if not max_packets:
+            times = times[times < cycles]
+        source = rng.integers(0, n, size=len(times))
+        destination = (source + rng.integers(1, n, size=len(times))) % n
+        length = lengths[rng.choice(len(lengths), size=len(times), p=probabilities)]
+        produced += len(times)
+        yield unicast(np.floor(times).astype(np.int64), source, destination, length)
+        if not max_packets and clock >= cycles:
+            return
+
+
 PAPER_LENGTHS = (64, 128, 512)
 PAPER_LENGTH_PROBABILITIES = (0.3, 0.5, 0.2)
 PAPER_MEAN_LENGTH = float(np.dot(PAPER_LENGTHS, PAPER_LENGTH_PROBABILITIES))  # 185.6 bytes
 PAPER_BROADCAST_PROBABILITY = 0.001
 
 
-def _poisson_times(rng: np.random.Generator, rate: float, cycles: int, count: int = 0) -> np.ndarray:
-    """Arrival times of a Poisson process of `rate` per cycle: the first `count`, or all before `cycles`."""
-    if count:
-        return np.cumsum(rng.exponential(1.0 / rate, size=count))
+def _poisson_times(rng: np.random.Generator, rate: float, cycles: int) -> np.ndarray:
+    """Arrival times of a Poisson process of `rate` per cycle before `cycles`."""
     expected = rate * cycles
     times = np.cumsum(rng.exponential(1.0 / rate, size=int(expected + 6 * np.sqrt(expected) + 16)))
     return times[times < cycles]
@@ -157,11 +220,13 @@ def _poisson_times(rng: np.random.Generator, rate: float, cycles: int, count: in
 
 def paper_workload(topology: Topology, load: float, algorithm: int, bytes_per_cycle: int, cycles: int,
                    rng: np.random.Generator) -> Traffic:
-    """The workload of the paper's section 5: Poisson generation at every node; each packet is a
-    broadcast (of `algorithm`) with probability 0.001 and otherwise regular, its destination drawn with
-    probability inversely proportional to its distance from the source; lengths 64, 128 and 512 bytes
-    with probabilities 0.3, 0.5 and 0.2 for both types; `load` is the generation rate over the peak I/O
-    rate of a link."""
+    """The workload of paper 000's section 5 on the hexagonal mesh: Poisson generation at every node; each
+    packet is a broadcast (of `algorithm`) with probability 0.001 and otherwise regular, its destination
+    drawn with probability inversely proportional to its distance from the source; lengths 64, 128 and
+    512 bytes with probabilities 0.3, 0.5 and 0.2 for both types; `load` is the generation rate over the
+    peak I/O rate of a link."""
+    if topology.kind != "hex":
+        raise ValueError("the paper's workload is defined on the hexagonal mesh")
     n = topology.n_nodes
     lengths = np.asarray(PAPER_LENGTHS, dtype=np.int64)
     times = _poisson_times(rng, n * load * bytes_per_cycle / PAPER_MEAN_LENGTH, cycles)
@@ -169,31 +234,13 @@ def paper_workload(topology: Topology, load: float, algorithm: int, bytes_per_cy
     source = rng.integers(0, n, size=k)
     length = lengths[rng.choice(len(lengths), size=k, p=PAPER_LENGTH_PROBABILITIES)]
     is_broadcast = rng.random(k) < PAPER_BROADCAST_PROBABILITY
-    # The mesh is node-symmetric, so the destination law is one law over offsets (dst - src) mod N.
+    # The mesh is node-symmetric (circulant), so the destination law is one law over offsets (dst - src) mod N.
     offsets = np.arange(1, n)
-    weights = 1.0 / np.abs(topology.routing_tags_many(np.zeros(n - 1, np.int64), offsets)).sum(axis=1)
+    weights = 1.0 / topology.distance(np.zeros(n - 1, np.int64), offsets)
     offset = rng.choice(offsets, size=k, p=weights / weights.sum())
     create = np.floor(times).astype(np.int64)
     regular = ~is_broadcast
     return Traffic.concatenate([
         unicast(create[regular], source[regular], (source[regular] + offset[regular]) % n, length[regular]),
-        broadcasts(create[is_broadcast], source[is_broadcast], algorithm, length[is_broadcast]),
+        initiations(create[is_broadcast], source[is_broadcast], algorithm, length[is_broadcast]),
     ])
-
-
-def uniform_poisson(topology: Topology, load: float, lengths: np.ndarray, probabilities: np.ndarray,
-                    bytes_per_cycle: int, cycles: int, max_packets: int, rng: np.random.Generator) -> Traffic:
-    """Poisson arrivals at every node, destinations uniform over the other nodes.
-
-    ``load`` is the paper's link load: the per-node generation rate in bytes per cycle divided by the
-    peak I/O rate of a link (bytes_per_cycle). The superposition of the N node processes is one Poisson
-    process of N times the rate whose events pick their node uniformly, which is how it is drawn.
-    """
-    n = topology.n_nodes
-    rate = n * load * bytes_per_cycle / float(np.dot(lengths, probabilities))  # packets per cycle, all nodes
-    times = _poisson_times(rng, rate, cycles, max_packets)
-    k = len(times)
-    source = rng.integers(0, n, size=k)
-    destination = (source + rng.integers(1, n, size=k)) % n
-    length = lengths[rng.choice(len(lengths), size=k, p=probabilities)]
-    return unicast(np.floor(times).astype(np.int64), source, destination, length)

@@ -1,0 +1,104 @@
+"""Buffer management unit: transit storage with its capacity, and the ready queue feeding the transmitters.
+
+The ready queue holds this node's own packets (handed over by the NP) and transit packets stored whole,
+ordered by the tick they become ready; idle BMU injection contexts take them from its head.
+"""
+
+from ..jit import kernel_part
+from .clock import schedule
+from .packets import hold
+from .state import (
+    CONTENTION_QUEUED,
+    CX_PKT,
+    ND_BMU_CHANGED,
+    ND_BMU_CREDIT,
+    ND_BMU_INTEGRAL,
+    ND_BMU_PEAK,
+    ND_BMU_USED,
+    ND_QUEUE_HEAD,
+    ND_QUEUE_LEN,
+    ND_QUEUE_TAIL,
+    NEVER,
+    PK_CONTENTION,
+    PK_NEXT,
+    PK_PREV,
+    PK_READY,
+    PR_BMU_CAPACITY,
+    PR_INJECTORS,
+    PR_PORTS,
+)
+
+
+@kernel_part
+def bmu_free_bytes(node, params, v):
+    return params[PR_BMU_CAPACITY] - node[v, ND_BMU_USED] - node[v, ND_BMU_CREDIT]
+
+
+@kernel_part
+def bmu_change(node, v, c, used_delta, credit_delta):
+    """Apply a change in stored and promised bytes at tick c, keeping the occupancy integral exact."""
+    node[v, ND_BMU_INTEGRAL] += node[v, ND_BMU_USED] * (c - node[v, ND_BMU_CHANGED])
+    node[v, ND_BMU_CHANGED] = c
+    node[v, ND_BMU_USED] += used_delta
+    node[v, ND_BMU_CREDIT] += credit_delta
+    held = node[v, ND_BMU_USED] + node[v, ND_BMU_CREDIT]
+    if held > node[v, ND_BMU_PEAK]:
+        node[v, ND_BMU_PEAK] = held
+
+
+@kernel_part
+def bmu_enqueue(controller, packets, clock, stats, params, v, p, c):
+    """Insert packet p (PK_READY already set) into v's ready queue and wake a sleeping injection context."""
+    node = controller.node
+    pk = packets.table
+    hold(packets, p)
+    ready = pk[p, PK_READY]
+    # Walk back from the tail to the last packet ready no later than this one (packets become ready in
+    # nearly the order they are queued, so this is a step or two however long the queue).
+    before = node[v, ND_QUEUE_TAIL]
+    while before >= 0 and pk[before, PK_READY] > ready:
+        before = pk[before, PK_PREV]
+    after = node[v, ND_QUEUE_HEAD] if before < 0 else pk[before, PK_NEXT]
+    pk[p, PK_PREV] = before
+    pk[p, PK_NEXT] = after
+    if before < 0:
+        node[v, ND_QUEUE_HEAD] = p
+    else:
+        pk[before, PK_NEXT] = p
+    if after < 0:
+        node[v, ND_QUEUE_TAIL] = p
+    else:
+        pk[after, PK_PREV] = p
+    node[v, ND_QUEUE_LEN] += 1
+    ports = params[PR_PORTS]
+    per_node = ports + params[PR_INJECTORS]
+    first = v * per_node + ports
+    for ci in range(first, first + params[PR_INJECTORS]):
+        e = ci + v + 1
+        if controller.ctx[ci, CX_PKT] < 0 and clock.time[e] == NEVER:
+            schedule(clock, stats, e, max(c, ready))
+            break
+
+
+@kernel_part
+def bmu_pop_ready(node, packets, v, c):
+    """Take the head of v's ready queue if it is ready at tick c; -1 if none. Also returns the head's ready
+    tick (NEVER for an empty queue). A packet taken later than it was ready waited behind others."""
+    pk = packets.table
+    head = node[v, ND_QUEUE_HEAD]
+    if head < 0:
+        return -1, NEVER
+    ready = pk[head, PK_READY]
+    if ready > c:
+        return -1, ready
+    following = pk[head, PK_NEXT]
+    node[v, ND_QUEUE_HEAD] = following
+    if following < 0:
+        node[v, ND_QUEUE_TAIL] = -1
+    else:
+        pk[following, PK_PREV] = -1
+    pk[head, PK_NEXT] = -1
+    node[v, ND_QUEUE_LEN] -= 1
+    if c > ready:
+        pk[head, PK_CONTENTION] |= CONTENTION_QUEUED
+    return head, ready

@@ -1,0 +1,291 @@
+"""The clock: a timing wheel of due work, so that the cost of a run follows its events, not nodes x ticks.
+
+Every piece of a node that can act has an event id: the NP of node v is v*(S+1) and context slot s of v
+is v*(S+1)+1+s, with S contexts per node. An id is due at one tick at a time (``clock.time``). Within a
+tick, ids run in increasing order: node by node, the NP before the contexts, the contexts in bus-slot
+order, which is the controller's fixed priority when two of them reserve one transmitter in a tick.
+
+An id scheduled while its tick is being processed runs in this tick if it comes later in that order,
+and in the next tick otherwise (a signal raised in a tick is seen by earlier parts one tick later).
+
+The wheel has WHEEL_TICKS buckets of one tick; ids due later wait in a small binary heap and move to
+the wheel as the clock approaches them. A bit per bucket lets the clock jump straight to the next
+tick with work. The ids of the current tick are sorted once when the tick begins.
+"""
+
+from ..jit import kernel_call, kernel_part
+from .state import (
+    EV_HEAP,
+    EV_IDLE,
+    EV_TICK,
+    EV_WHEEL,
+    NEVER,
+    ST_CURRENT,
+    ST_HEAP_SIZE,
+    ST_TICK_LENGTH,
+    ST_TICK_POSITION,
+    ST_TIME,
+    WHEEL_TICKS,
+)
+
+_MASK = WHEEL_TICKS - 1
+
+
+@kernel_part
+def _unlink(clock, e):
+    """Take id e out of its wheel bucket."""
+    b = clock.time[e] & _MASK
+    nxt = clock.next[e]
+    prv = clock.prev[e]
+    if prv < 0:
+        clock.bucket[b] = nxt
+        if nxt < 0:
+            clock.bits[b >> 6] &= ~(1 << (b & 63))
+    else:
+        clock.next[prv] = nxt
+    if nxt >= 0:
+        clock.prev[nxt] = prv
+
+
+@kernel_part
+def _link(clock, e, t):
+    b = t & _MASK
+    head = clock.bucket[b]
+    clock.next[e] = head
+    clock.prev[e] = -1
+    if head >= 0:
+        clock.prev[head] = e
+    else:
+        clock.bits[b >> 6] |= 1 << (b & 63)
+    clock.bucket[b] = e
+
+
+@kernel_call
+def _heap_push(clock, stats, t, e):
+    i = stats[ST_HEAP_SIZE]
+    if i == clock.heap_time.shape[0]:
+        i = _heap_compact(clock, stats)
+    stats[ST_HEAP_SIZE] = i + 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if clock.heap_time[parent] <= t:
+            break
+        clock.heap_time[i] = clock.heap_time[parent]
+        clock.heap_id[i] = clock.heap_id[parent]
+        i = parent
+    clock.heap_time[i] = t
+    clock.heap_id[i] = e
+
+
+@kernel_call
+def _heap_pop(clock, stats):
+    """Remove the earliest entry of the overflow heap."""
+    n = stats[ST_HEAP_SIZE] - 1
+    stats[ST_HEAP_SIZE] = n
+    t = clock.heap_time[n]
+    e = clock.heap_id[n]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and clock.heap_time[child + 1] < clock.heap_time[child]:
+            child += 1
+        if clock.heap_time[child] >= t:
+            break
+        clock.heap_time[i] = clock.heap_time[child]
+        clock.heap_id[i] = clock.heap_id[child]
+        i = child
+    clock.heap_time[i] = t
+    clock.heap_id[i] = e
+
+
+@kernel_call
+def _heap_compact(clock, stats):
+    """Drop stale entries (ids rescheduled since) and rebuild the heap; returns its new size."""
+    size = stats[ST_HEAP_SIZE]
+    kept = 0
+    for i in range(size):
+        e = clock.heap_id[i]
+        if clock.state[e] == EV_HEAP and clock.time[e] == clock.heap_time[i]:
+            clock.state[e] = EV_IDLE  # re-pushed below, once
+            clock.heap_time[kept] = clock.heap_time[i]
+            clock.heap_id[kept] = e
+            kept += 1
+    stats[ST_HEAP_SIZE] = 0
+    for i in range(kept):
+        t = clock.heap_time[i]
+        e = clock.heap_id[i]
+        clock.state[e] = EV_HEAP
+        j = stats[ST_HEAP_SIZE]
+        stats[ST_HEAP_SIZE] = j + 1
+        while j > 0:
+            parent = (j - 1) >> 1
+            if clock.heap_time[parent] <= t:
+                break
+            clock.heap_time[j] = clock.heap_time[parent]
+            clock.heap_id[j] = clock.heap_id[parent]
+            j = parent
+        clock.heap_time[j] = t
+        clock.heap_id[j] = e
+    return stats[ST_HEAP_SIZE]
+
+
+@kernel_part
+def schedule(clock, stats, e, t):
+    """Id e is next due at tick t (NEVER: not at all). Replaces whatever it was due at before."""
+    state = clock.state[e]
+    if state == EV_WHEEL:
+        _unlink(clock, e)
+    # EV_TICK and EV_HEAP entries are left in place and recognised as stale when reached.
+    if t >= NEVER:
+        clock.time[e] = NEVER
+        clock.state[e] = EV_IDLE
+        return
+    now = stats[ST_TIME]
+    if t < now or (t == now and e <= stats[ST_CURRENT]):
+        t = now + 1
+    clock.time[e] = t
+    if t == now:
+        _insert_in_tick(clock, stats, e)
+        clock.state[e] = EV_TICK
+    elif t - now < WHEEL_TICKS:
+        _link(clock, e, t)
+        clock.state[e] = EV_WHEEL
+    else:
+        _heap_push(clock, stats, t, e)
+        clock.state[e] = EV_HEAP
+
+
+@kernel_part
+def _insert_in_tick(clock, stats, e):
+    """Insert e among the ids of this tick not processed yet, keeping them sorted."""
+    position = stats[ST_TICK_POSITION]
+    i = stats[ST_TICK_LENGTH]
+    stats[ST_TICK_LENGTH] = i + 1
+    while i > position and clock.tick[i - 1] > e:
+        clock.tick[i] = clock.tick[i - 1]
+        i -= 1
+    clock.tick[i] = e
+
+
+@kernel_part
+def next_wheel_tick(clock, stats):
+    """The next tick after the current one with work in the wheel or the heap; NEVER if none.
+
+    Every id in the wheel is due within WHEEL_TICKS after the current tick (later ones wait in the heap),
+    so the first marked bucket after the current one, going round once, is the next tick with work.
+    """
+    while stats[ST_HEAP_SIZE] > 0:
+        e = clock.heap_id[0]
+        if clock.state[e] == EV_HEAP and clock.time[e] == clock.heap_time[0]:
+            break
+        _heap_pop(clock, stats)  # stale: rescheduled since
+    best = clock.heap_time[0] if stats[ST_HEAP_SIZE] > 0 else NEVER
+    now = stats[ST_TIME]
+    start = (now + 1) & _MASK
+    words = WHEEL_TICKS >> 6
+    first = start >> 6
+    low = start & 63
+    for k in range(words + 1):
+        w = (first + k) & (words - 1)
+        bits = clock.bits[w]
+        if k == 0:
+            bits &= -1 << low
+        elif k == words:
+            bits &= ~(-1 << low)
+        if bits != 0:
+            b = (w << 6) + _lowest_bit(bits)
+            return min(now + 1 + ((b - start) & _MASK), best)
+    return best
+
+
+@kernel_part
+def _lowest_bit(x):
+    """Index of the lowest set bit of a non-zero int64."""
+    n = 0
+    low = x & -x
+    if low & 0xFFFFFFFF == 0:
+        n += 32
+        low >>= 32
+    if low & 0xFFFF == 0:
+        n += 16
+        low >>= 16
+    if low & 0xFF == 0:
+        n += 8
+        low >>= 8
+    if low & 0xF == 0:
+        n += 4
+        low >>= 4
+    if low & 0x3 == 0:
+        n += 2
+        low >>= 2
+    if low & 0x1 == 0:
+        n += 1
+    return n
+
+
+@kernel_part
+def begin_tick(clock, stats, t):
+    """Make t the current tick: bring heap entries within the wheel's span onto it, then gather and sort
+    the ids due at t."""
+    stats[ST_TIME] = t
+    while stats[ST_HEAP_SIZE] > 0 and clock.heap_time[0] - t < WHEEL_TICKS:
+        due = clock.heap_time[0]
+        e = clock.heap_id[0]
+        _heap_pop(clock, stats)
+        if clock.state[e] == EV_HEAP and clock.time[e] == due:
+            _link(clock, e, due)
+            clock.state[e] = EV_WHEEL
+    b = t & _MASK
+    n = 0
+    e = clock.bucket[b]
+    while e >= 0:
+        clock.tick[n] = e
+        clock.state[e] = EV_TICK
+        n += 1
+        e = clock.next[e]
+    clock.bucket[b] = -1
+    clock.bits[b >> 6] &= ~(1 << (b & 63))
+    _sort(clock.tick, n)
+    stats[ST_TICK_LENGTH] = n
+    stats[ST_TICK_POSITION] = 0
+    stats[ST_CURRENT] = -1
+
+
+@kernel_part
+def peek_due(clock, stats):
+    """The next id due in the current tick, in order, without taking it; -1 when the tick is done."""
+    now = stats[ST_TIME]
+    while stats[ST_TICK_POSITION] < stats[ST_TICK_LENGTH]:
+        e = clock.tick[stats[ST_TICK_POSITION]]
+        if clock.state[e] == EV_TICK and clock.time[e] == now:
+            return e
+        stats[ST_TICK_POSITION] += 1  # stale: rescheduled since
+    return -1
+
+
+@kernel_part
+def take_due(clock, stats, e):
+    """Take id e, which peek_due returned: it is no longer due anywhere until it is scheduled again."""
+    stats[ST_TICK_POSITION] += 1
+    clock.state[e] = EV_IDLE
+    clock.time[e] = NEVER
+    stats[ST_CURRENT] = e
+
+
+@kernel_part
+def _sort(ids, n):
+    """Shell sort of ids[0:n] in place (a tick holds a handful of ids, a few hundred on the largest meshes)."""
+    gap = 1
+    while gap < n // 3:
+        gap = 3 * gap + 1
+    while gap > 0:
+        for i in range(gap, n):
+            x = ids[i]
+            j = i
+            while j >= gap and ids[j - gap] > x:
+                ids[j] = ids[j - gap]
+                j -= gap
+            ids[j] = x
+        gap //= 3

@@ -1,0 +1,569 @@
+"""Receivers: the microprogrammed heart of the routing controller.
+
+Every node has P link receivers (one per incoming link, indexed by the direction the packets on it
+travel) and B BMU injection contexts that run the same microprogram on packets leaving the BMU. A
+context's micro-sequencer is started by the event that gives it work and executes one instruction per
+cycle; an instruction taking k cycles lets the next one execute k cycles later.
+
+Instructions that touch shared state (isa.SHARED: forward, tee, deliver, store, done) execute at their
+own tick, in the tick's order (clock.py). The others only read and write the context's own registers,
+so a context runs them ahead of the clock as soon as it knows when they execute (PR_RUN_AHEAD): one
+event per shared instruction instead of one per instruction, with identical results.
+"""
+
+from ..jit import kernel_part
+from ..np.processor import np_deliver, np_sent
+from . import isa
+from .bmu import bmu_change, bmu_enqueue, bmu_free_bytes, bmu_pop_ready
+from .clock import schedule
+from .link import receiver_next_pending
+from .packets import release
+from .state import (
+    CONTENTION_RETRIED,
+    CONTENTION_STORED,
+    CX_ARRIVE,
+    CX_BUS_TICKS,
+    CX_DIR,
+    CX_DONE_TICK,
+    CX_FROM_STORE,
+    CX_HEADER,
+    CX_PC,
+    CX_NODE,
+    CX_PKT,
+    CX_RESUME_TICK,
+    CX_RETRY,
+    CX_SLOT,
+    CX_STREAM_START,
+    CX_STREAMING,
+    DROP_BMU_OVERFLOW,
+    ERR_BAD_CONTEXT,
+    ERR_DROPPED,
+    ERR_FIFO_OVERFLOW,
+    ERR_NO_HEADER,
+    ERR_NO_LINK,
+    ERR_NO_ROUTE,
+    ERR_TRUNCATED,
+    ERR_TWO_STREAMS,
+    NEVER,
+    PK_BYTES_RECEIVED,
+    PK_CONTENTION,
+    PK_CUTS,
+    PK_DIR,
+    PK_DROPPED,
+    PK_HOPS,
+    PK_IN_BMU,
+    PK_LEN,
+    PK_READY,
+    PK_ROUTE,
+    PK_STORES,
+    PK_UID,
+    PR_AXES,
+    PR_BMU_DROPS_WHEN_FULL,
+    PR_BMU_SETUP,
+    PR_BUS_DELAY,
+    PR_BYTES_PER_CYCLE,
+    PR_DELIVER,
+    PR_ENTRY_INJECT,
+    PR_FIFO_BYTES,
+    PR_HEADER_BYTES,
+    PR_REGISTER_WORDS,
+    PR_PORTS,
+    PR_RUN_AHEAD,
+    PR_SEGMENT_WORD,
+    PR_SEGMENTS,
+    PR_TABLE_WORD,
+    ROUTE_DESTINATION,
+    ROUTE_SEGMENTS,
+    ST_CUT_THROUGHS,
+    ST_DROPS,
+    ST_ERROR,
+    ST_ERROR_CONTEXT,
+    ST_ERROR_CYCLE,
+    ST_ERROR_DETAIL,
+    ST_ERROR_PACKET,
+    ST_ERROR_PC,
+    ST_FIFO_PEAK,
+    ST_INSTRUCTIONS,
+    ST_LAST_PROGRESS,
+    ST_LATEST,
+    ST_OVERFLOWS,
+    ST_STORED_IN,
+    ST_STORED_OUT,
+    TX_FREE,
+)
+from .transmitter import NO_LINK, REFUSED_FULL, transmit
+
+
+@kernel_part
+def _fail(stats, code, ci, pc, uid, c, detail):
+    stats[ST_ERROR] = code
+    stats[ST_ERROR_CONTEXT] = ci
+    stats[ST_ERROR_PC] = pc
+    stats[ST_ERROR_PACKET] = uid
+    stats[ST_ERROR_CYCLE] = c
+    stats[ST_ERROR_DETAIL] = detail
+
+
+@kernel_part
+def _segment_code(regs, params, ci):
+    """Code of the current segment of a source-routed packet, -1 when no segment is left."""
+    word = params[PR_SEGMENT_WORD]
+    if word < 0:
+        return -1
+    k = regs[ci, word]
+    if k >= params[PR_SEGMENTS] or regs[ci, word + 2 + 3 * k] == 0:
+        return -1
+    return regs[ci, word + 3 + 3 * k]
+
+
+@kernel_part
+def _arrived(regs, pk, params, ci, p):
+    """The route has no hop left: all offsets 0, or no segment left (never for other routes, whose
+    microprograms count hops in a header field of their own)."""
+    route = pk[p, PK_ROUTE]
+    if route == ROUTE_DESTINATION:
+        for a in range(params[PR_AXES]):
+            if regs[ci, a] != 0:
+                return False
+        return True
+    if route == ROUTE_SEGMENTS:
+        return _segment_code(regs, params, ci) < 0
+    return False
+
+
+@kernel_part
+def _condition(code, pc, ci, p, local, regs, pk, params):
+    kind = code[isa.CODE_ARG, pc]
+    if kind == isa.COND_ARRIVED:
+        return _arrived(regs, pk, params, ci, p)
+    if kind == isa.COND_LOCAL:
+        return local
+    field = code[isa.CODE_FIELD, pc]
+    if field == isa.FIELD_ROUTE:
+        x = pk[p, PK_ROUTE]
+    elif field == isa.FIELD_SEGMENT_CODE:
+        x = _segment_code(regs, params, ci)
+    else:
+        x = regs[ci, field]
+    value = code[isa.CODE_VALUE, pc]
+    compare = code[isa.CODE_COMPARE, pc]
+    if compare == isa.CMP_EQ:
+        return x == value
+    if compare == isa.CMP_NE:
+        return x != value
+    if compare == isa.CMP_LT:
+        return x < value
+    if compare == isa.CMP_LE:
+        return x <= value
+    if compare == isa.CMP_GT:
+        return x > value
+    if compare == isa.CMP_GE:
+        return x >= value
+    return x & value != 0  # CMP_BITS
+
+
+@kernel_part
+def tail_time(ci, p, local, ctx, pk, params):
+    """Tick at which the packet's last byte has passed this context.
+
+    A BMU context is done when the last byte has left the transmitter. A link receiver empties its FIFO
+    onto the bus at PR_SLOT_BYTES per cycle, faster than the link fills it, so once streaming it catches
+    up and the last byte is on the bus as soon as it has arrived (or, for a short packet that started
+    late, when the bus has carried it all).
+    """
+    length = pk[p, PK_LEN]
+    if local:
+        return ctx[ci, CX_STREAM_START] + length
+    arrived = ctx[ci, CX_ARRIVE] + length
+    if ctx[ci, CX_STREAMING] == 0:
+        return arrived
+    return max(arrived, ctx[ci, CX_STREAM_START] + ctx[ci, CX_BUS_TICKS])
+
+
+@kernel_part
+def _write_header(regs, header, params, ci, p):
+    """The header registers, as the microprogram left them, become the packet's header (the NP program's
+    own words after them travel unchanged)."""
+    for w in range(params[PR_REGISTER_WORDS]):
+        header[p, w] = regs[ci, w]
+
+
+@kernel_part
+def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
+    """The receiver starts writing packet p on the bus at tick c. Returns False on FIFO overflow."""
+    ctx[ci, CX_STREAMING] = 1
+    stats[ST_LAST_PROGRESS] = c
+    if local:
+        return True
+    backlog = c - ctx[ci, CX_ARRIVE]
+    if backlog > stats[ST_FIFO_PEAK]:
+        stats[ST_FIFO_PEAK] = backlog
+    ctx[ci, CX_STREAM_START] = c
+    # The BMU's promise of room for this packet ends: the bytes now go to a transmitter or into the BMU.
+    if params[PR_BMU_DROPS_WHEN_FULL] == 0:
+        bmu_change(node, v, c, 0, -pk[p, PK_LEN])
+    return backlog <= params[PR_FIFO_BYTES]
+
+
+@kernel_part
+def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now):
+    """Start packet p on `port` of node v at tick c, its header already written. Returns the tick its first
+    byte leaves, or a refusal (transmitter.REFUSED_*, NO_LINK). A receiver at the far end that was idle
+    starts on it at once."""
+    first, receiver, start = transmit(machine, controller, packets, logs.stats, v, port, p, c)
+    if receiver >= 0:
+        advance(machine, controller, packets, logs, clock, receiver, start, now)
+    return first
+
+
+@kernel_part
+def _retry_tick(refusal, tx, params, v, port, c):
+    """First tick a refused reservation could succeed: when the transmitter's idle gap ends, or (when the
+    next BMU was full) a cycle later, since BMU room is freed by other nodes' progress."""
+    if refusal == REFUSED_FULL:
+        return c + params[PR_BYTES_PER_CYCLE]
+    return tx[v * params[PR_PORTS] + port, TX_FREE] - params[PR_BUS_DELAY]
+
+
+@kernel_part
+def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
+    """Reserve a transmitter by the route `via` and start the packet on it.
+
+    Returns the tick the first byte leaves; -1 when no transmitter could be reserved (then CX_RETRY holds
+    the first tick one of those tried could be); NO_LINK after recording a run-time error. 'adaptive'
+    tries the productive ports, the axis with the most hops left first (ties: the lower axis); the other
+    routes name one port.
+    """
+    params = machine.params
+    regs = controller.regs
+    header = packets.header
+    ctx = controller.ctx
+    stats = logs.stats
+    retry = NEVER
+    tried = 0
+    for attempt in range(params[PR_AXES]):
+        _write_header(regs, header, params, ci, p)
+        port = -1
+        if via == isa.VIA_ADAPTIVE:
+            best = -1
+            for a in range(params[PR_AXES]):
+                if regs[ci, a] != 0 and tried & (1 << a) == 0:
+                    if best < 0 or abs(regs[ci, a]) > abs(regs[ci, best]):
+                        best = a
+            if best < 0:
+                break
+            tried |= 1 << best
+            offset = regs[ci, best]
+            port = machine.axis_positive[best] if offset > 0 else machine.axis_negative[best]
+            header[p, best] = offset - 1 if offset > 0 else offset + 1
+        elif attempt > 0:
+            break
+        elif via == isa.VIA_STRAIGHT:
+            port = ctx[ci, CX_DIR]
+        elif via == isa.VIA_DIMENSION_ORDER:
+            for a in range(params[PR_AXES]):
+                if regs[ci, a] != 0:
+                    offset = regs[ci, a]
+                    port = machine.axis_positive[a] if offset > 0 else machine.axis_negative[a]
+                    header[p, a] = offset - 1 if offset > 0 else offset + 1
+                    break
+        elif via == isa.VIA_SEGMENT:
+            if _segment_code(regs, params, ci) >= 0:
+                word = params[PR_SEGMENT_WORD]
+                k = regs[ci, word]
+                port = regs[ci, word + 1 + 3 * k]
+                header[p, word + 2 + 3 * k] -= 1
+                if header[p, word + 2 + 3 * k] == 0:
+                    header[p, word] = k + 1
+        else:  # VIA_TABLE
+            word = params[PR_TABLE_WORD]
+            if word >= 0:
+                route_table = regs[ci, word]
+                if 0 <= route_table < machine.route_tables.shape[0]:
+                    port = machine.route_tables[route_table, v]
+        if port < 0:
+            break
+        first = _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, c)
+        if first >= 0:
+            return first
+        if first == NO_LINK:
+            _fail(stats, ERR_NO_LINK, ci, ctx[ci, CX_PC], packets.table[p, PK_UID], c, port)
+            return NO_LINK
+        retry = min(retry, _retry_tick(first, controller.tx, params, v, port, c))
+    if retry == NEVER:
+        # no port at all: the packet has no hop left on this route
+        _fail(stats, ERR_NO_ROUTE, ci, ctx[ci, CX_PC], packets.table[p, PK_UID], c, -1)
+        return NO_LINK
+    ctx[ci, CX_RETRY] = max(c + 1, retry)
+    return -1
+
+
+@kernel_part
+def _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, hops, cuts, stores):
+    """The packet streams into the BMU and on to the NP; the copy counts when its last byte is there."""
+    params = machine.params
+    tick = tail_time(ci, p, False, controller.ctx, packets.table, params) + params[PR_BUS_DELAY] \
+        + params[PR_DELIVER]
+    np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, tick, hops, cuts, stores, c)
+
+
+@kernel_part
+def _private(machine, controller, packets, logs, ci, p, local, t):
+    """Execute the private instruction at the context's pc at tick t. Returns the tick the next one
+    executes (or, for a stall, the tick it can proceed, with the pc unchanged); -1 after an error."""
+    params = machine.params
+    code = machine.code
+    ctx = controller.ctx
+    regs = controller.regs
+    pk = packets.table
+    stats = logs.stats
+    pc = ctx[ci, CX_PC]
+    op = code[isa.CODE_OP, pc]
+    following = pc + 1
+    if op == isa.OP_WAIT_HEADER:
+        if not local:
+            header_time = ctx[ci, CX_ARRIVE] + params[PR_HEADER_BYTES]
+            if t < header_time:
+                return header_time
+        for w in range(params[PR_REGISTER_WORDS]):
+            regs[ci, w] = packets.header[p, w]
+        ctx[ci, CX_HEADER] = 1
+    elif op == isa.OP_WAIT_TAIL:
+        tail = tail_time(ci, p, local, ctx, pk, params)
+        if t < tail:
+            return tail
+    elif op == isa.OP_JUMP:
+        following = code[isa.CODE_TARGET, pc]
+    elif op == isa.OP_WAIT:
+        pass
+    else:
+        # branch and the field instructions read the header registers
+        if ctx[ci, CX_HEADER] == 0:
+            _fail(stats, ERR_NO_HEADER, ci, pc, pk[p, PK_UID], t, -1)
+            return -1
+        if op == isa.OP_BRANCH:
+            taken = _condition(code, pc, ci, p, local, regs, pk, params)
+            if taken != (code[isa.CODE_NEGATE, pc] != 0):
+                following = code[isa.CODE_TARGET, pc]
+        else:
+            field = code[isa.CODE_FIELD, pc]
+            value = code[isa.CODE_VALUE, pc]
+            if op == isa.OP_SET:
+                regs[ci, field] = value
+            elif op == isa.OP_ADD:
+                regs[ci, field] += value
+            elif op == isa.OP_OR:
+                regs[ci, field] |= value
+            else:  # OP_AND
+                regs[ci, field] &= value
+    stats[ST_INSTRUCTIONS] += 1
+    stats[ST_LATEST] = max(stats[ST_LATEST], t)
+    ctx[ci, CX_PC] = following
+    return t + code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE]
+
+
+@kernel_part
+def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, local, c):
+    """Execute the shared instruction at the context's pc at tick c (its own tick). Returns the tick the
+    next instruction executes, or -1 if the context rescheduled itself, went idle or failed."""
+    params = machine.params
+    code = machine.code
+    ctx = controller.ctx
+    regs = controller.regs
+    pk = packets.table
+    stats = logs.stats
+    pc = ctx[ci, CX_PC]
+    op = code[isa.CODE_OP, pc]
+    cycles = code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE]
+    length = pk[p, PK_LEN]
+
+    if op == isa.OP_DONE:
+        if not _done_checks(code, ctx, pk, params, stats, ci, p, local, pc, c):
+            return -1
+        if local:
+            stats[ST_LAST_PROGRESS] = c
+            stats[ST_INSTRUCTIONS] += 1
+            if ctx[ci, CX_FROM_STORE] != 0:
+                bmu_change(controller.node, v, c, -length, 0)
+            else:
+                np_sent(machine, controller, packets, logs, clock, processor, p, v, c)
+            ctx[ci, CX_PKT] = -1
+            release(packets, logs, p, c)
+            # Look for the next ready packet from the next cycle on (the instruction's own cycles).
+            return c + cycles
+        return _receiver_done(ctx, packets, logs, params, ci, p, c, cycles)
+
+    # forward, tee, deliver, store: the packet starts streaming somewhere
+    if ctx[ci, CX_HEADER] == 0:
+        _fail(stats, ERR_NO_HEADER, ci, pc, pk[p, PK_UID], c, -1)
+        return -1
+    if ctx[ci, CX_STREAMING] != 0:
+        _fail(stats, ERR_TWO_STREAMS, ci, pc, pk[p, PK_UID], c, -1)
+        return -1
+    if local and op != isa.OP_FORWARD:
+        _fail(stats, ERR_BAD_CONTEXT, ci, pc, pk[p, PK_UID], c, -1)
+        return -1
+    until = code[isa.CODE_UNTIL, pc]
+    following = pc + 1
+    hops, cuts, stores = pk[p, PK_HOPS], pk[p, PK_CUTS], pk[p, PK_STORES]
+    delivers = op == isa.OP_DELIVER
+    if op == isa.OP_FORWARD or (op == isa.OP_TEE and (until < 0 or regs[ci, until] != 0)):
+        first = _forward(machine, controller, packets, logs, clock, ci, p, v, code[isa.CODE_ARG, pc], c)
+        if first == NO_LINK:
+            return -1
+        if first < 0:
+            pk[p, PK_CONTENTION] |= CONTENTION_RETRIED
+            following = code[isa.CODE_TARGET, pc]
+            if following == isa.RETRY:
+                # Hold the packet and execute this instruction again when a transmitter frees.
+                schedule(clock, stats, ci + v + 1, ctx[ci, CX_RETRY])
+                return -1
+        else:
+            if not _begin_stream(ci, p, local, c, ctx, pk, controller.node, stats, params, v):
+                _fail(stats, ERR_FIFO_OVERFLOW, ci, pc, pk[p, PK_UID], c, -1)
+                return -1
+            if local:
+                ctx[ci, CX_STREAM_START] = first
+                if ctx[ci, CX_FROM_STORE] != 0:
+                    stats[ST_STORED_OUT] += length
+            else:
+                pk[p, PK_CUTS] += 1
+                stats[ST_CUT_THROUGHS] += 1
+            delivers = op == isa.OP_TEE
+    else:
+        # deliver, store, or a tee whose `until` field ran out (RELAY: delivered, not sent further)
+        _write_header(regs, packets.header, params, ci, p)
+        if not _begin_stream(ci, p, local, c, ctx, pk, controller.node, stats, params, v):
+            _fail(stats, ERR_FIFO_OVERFLOW, ci, pc, pk[p, PK_UID], c, -1)
+            return -1
+        if op != isa.OP_STORE:
+            delivers = True
+        elif params[PR_BMU_DROPS_WHEN_FULL] != 0 and bmu_free_bytes(controller.node, params, v) < length:
+            pk[p, PK_DROPPED] = DROP_BMU_OVERFLOW  # the bytes still arrive, and are thrown away
+            stats[ST_OVERFLOWS] += 1
+            stats[ST_DROPS] += 1
+        else:
+            # the whole packet goes into the BMU and is sent on when a transmitter frees
+            bmu_change(controller.node, v, c, length, 0)
+            pk[p, PK_IN_BMU] = 1
+            pk[p, PK_STORES] += 1
+            pk[p, PK_CONTENTION] |= CONTENTION_STORED
+            stats[ST_STORED_IN] += length
+            pk[p, PK_READY] = tail_time(ci, p, local, ctx, pk, params) + params[PR_BUS_DELAY] \
+                + params[PR_BMU_SETUP]
+            bmu_enqueue(controller, packets, clock, stats, params, v, p, c)
+    if delivers:
+        _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, hops, cuts, stores)
+    stats[ST_INSTRUCTIONS] += 1
+    ctx[ci, CX_PC] = following
+    return c + cycles
+
+
+@kernel_part
+def _receiver_done(ctx, packets, logs, params, ci, p, t, cycles):
+    """A link receiver's 'done' at tick t: it lets go of its packet and takes the next one waiting in its
+    FIFO, which starts `cycles` later (returned), or goes idle (-1). Run ahead of the clock, t may be a
+    future tick: CX_DONE_TICK and CX_RESUME_TICK let a packet that arrives before it wait as it would."""
+    stats = logs.stats
+    packets.table[p, PK_BYTES_RECEIVED] += packets.table[p, PK_LEN]
+    stats[ST_LAST_PROGRESS] = max(stats[ST_LAST_PROGRESS], t)
+    stats[ST_INSTRUCTIONS] += 1
+    stats[ST_LATEST] = max(stats[ST_LATEST], t)
+    release(packets, logs, p, t)
+    ctx[ci, CX_DONE_TICK] = t
+    ctx[ci, CX_RESUME_TICK] = t + cycles
+    arrive = receiver_next_pending(ctx, packets, params, ci)
+    if arrive < 0:
+        return -1
+    return max(t + cycles, arrive)
+
+
+@kernel_part
+def _done_checks(code, ctx, pk, params, stats, ci, p, local, pc, t):
+    """The run-time errors of 'done': nothing streamed (the packet would be dropped), or bytes not passed
+    yet. Returns False after recording one."""
+    if ctx[ci, CX_STREAMING] == 0:
+        _fail(stats, ERR_DROPPED, ci, pc, pk[p, PK_UID], t, -1)
+        return False
+    if t < tail_time(ci, p, local, ctx, pk, params):
+        _fail(stats, ERR_TRUNCATED, ci, pc, pk[p, PK_UID], t, -1)
+        return False
+    return True
+
+
+@kernel_part
+def _is_shared(op):
+    return op == isa.OP_FORWARD or op == isa.OP_TEE or op == isa.OP_DELIVER or op == isa.OP_STORE \
+        or op == isa.OP_DONE
+
+
+@kernel_part
+def advance(machine, controller, packets, logs, clock, ci, t, now):
+    """Context ci's next instruction executes at tick t >= now: run private instructions ahead of the clock
+    (if allowed) and schedule the context for the first shared one."""
+    params = machine.params
+    code = machine.code
+    ctx = controller.ctx
+    stats = logs.stats
+    v = ctx[ci, CX_NODE]
+    local = ctx[ci, CX_SLOT] >= params[PR_PORTS]
+    e = ci + v + 1
+    while True:
+        if stats[ST_ERROR] != 0:
+            return
+        p = ctx[ci, CX_PKT]
+        if p < 0:
+            # an idle BMU context looks at the ready queue then; an idle receiver waits for a packet
+            schedule(clock, stats, e, t if local else NEVER)
+            return
+        pc = ctx[ci, CX_PC]
+        op = code[isa.CODE_OP, pc]
+        if t > now and params[PR_RUN_AHEAD] == 0:
+            schedule(clock, stats, e, t)
+            return
+        if op == isa.OP_DONE and not local:
+            # Nothing else reads a link receiver's state before its 'done' except a packet arriving on
+            # its link, which link_arrive makes wait for CX_RESUME_TICK as it would have.
+            if not _done_checks(code, ctx, packets.table, params, stats, ci, p, local, pc, t):
+                return
+            t = _receiver_done(ctx, packets, logs, params, ci, p, t,
+                               code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE])
+            if t < 0:
+                return
+            continue
+        if _is_shared(op):
+            schedule(clock, stats, e, t)
+            return
+        t = _private(machine, controller, packets, logs, ci, p, local, t)
+        if t < 0:
+            return
+
+
+@kernel_part
+def proceed(machine, controller, packets, logs, clock, processor, ci, now):
+    """Context ci's event at tick `now`: execute its instruction, then advance to the next."""
+    params = machine.params
+    code = machine.code
+    ctx = controller.ctx
+    v = ctx[ci, CX_NODE]
+    local = ctx[ci, CX_SLOT] >= params[PR_PORTS]
+    p = ctx[ci, CX_PKT]
+    if p < 0:
+        # An idle BMU injection context takes the next ready packet from the BMU.
+        p, ready = bmu_pop_ready(controller.node, packets, v, now)
+        if p < 0:
+            schedule(clock, logs.stats, ci + v + 1, ready)
+            return
+        pk = packets.table
+        ctx[ci, CX_PKT] = p
+        ctx[ci, CX_PC] = params[PR_ENTRY_INJECT]
+        ctx[ci, CX_HEADER] = 0
+        ctx[ci, CX_STREAMING] = 0
+        ctx[ci, CX_DIR] = pk[p, PK_DIR]
+        ctx[ci, CX_FROM_STORE] = pk[p, PK_IN_BMU]
+        pk[p, PK_IN_BMU] = 0
+    t = now
+    if _is_shared(code[isa.CODE_OP, ctx[ci, CX_PC]]):
+        t = _shared(machine, controller, packets, logs, clock, processor, ci, p, v, local, now)
+    if t >= 0:
+        advance(machine, controller, packets, logs, clock, ci, t, now)

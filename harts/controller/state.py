@@ -1,0 +1,379 @@
+"""The engine's state: struct-of-arrays tables, their row layout, and the named bundles the kernel takes.
+
+Every table is an int64 array ``table[FIELD, index]`` (or ``table[index, FIELD]`` where a procedure gets
+one record as a contiguous row). All times are ticks, the byte time of a link; a controller cycle is
+``bytes_per_cycle`` ticks. The row constants below are the only place the layout is defined; numba
+folds them as compile-time constants.
+
+The tables travel as a few named tuples (``Machine``, ``Controller``, ``Packets``, ``Logs``, ``Clock``,
+``Processor``), so adding a table touches its bundle and its allocation, not every function signature.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+NEVER = np.int64(2**62)  # a tick that never comes
+NP_UID_BASE = 1 << 48  # uids of packets NPs send on their own start here; traffic packets: their traffic index
+
+# ---- packet records: a pool, recycled once a record's last holder lets go --------------------------------
+PK_UID = 0  # serial number: the traffic index for traffic packets, then in order of creation
+PK_ORIGIN = 1  # uid of the traffic record it descends from (a broadcast's initiation, or itself)
+PK_SENDER = 2  # node whose NP sent it
+PK_DEST = 3  # destination node (ROUTE_DESTINATION), else -1
+PK_LEN = 4  # length in bytes, header included
+PK_ROUTE = 5  # ROUTE_*: how the microprogram is meant to route it
+PK_DIR = 6  # direction it travels in (each transmitter sets it; before the first hop, the port it was sent to)
+PK_NOTIFY = 7  # NOTIFY_* bits
+PK_PARENT = 8  # serial of the delivery whose NP event sent it, -1 if none
+PK_CREATE = 9  # tick the NP was asked to send it
+PK_READY = 10  # tick from which the BMU may hand it to an injection context
+PK_NEXT = 11  # link in whichever list holds it (free list, BMU ready queue, receiver pending list)
+PK_ARRIVE = 12  # tick its first byte reaches the receiver it is pending at
+PK_HOPS = 13  # links traversed so far (inherited from the copy an NP sent it from)
+PK_CUTS = 14  # nodes cut through so far (likewise)
+PK_STORES = 15  # store-and-forward restarts so far: BMU stores and NP re-sends (likewise)
+PK_BYTES_SENT = 16  # bytes put on links by this record
+PK_BYTES_RECEIVED = 17  # bytes taken in by receivers, or swallowed by a fault at the far end
+PK_IN_BMU = 18  # 1 from 'store' until an injection context takes it from the ready queue
+PK_VALUE = 19  # the payload's value (what a receiving node decides on)
+PK_CORRUPT = 20  # 1: the payload was damaged on a link, its checksum fails
+PK_DROPPED = 21  # DROP_* reason if a fault or a full BMU swallowed it, else 0
+PK_CONTENTION = 22  # CONTENTION_* bits: what it waited for (inherited from the copy it was sent from)
+PK_HOLDERS = 23  # contexts and queues holding the record; at 0 it is complete and recycled
+PK_DELIVERIES = 24  # copies delivered to NPs
+PK_FORGED = 25  # 1: forged by a Byzantine node (never answered with more forgeries)
+PK_HOPS_INHERITED = 26  # the hops it started with (those of the copy an NP sent it from)
+PK_PREV = 27  # the record before it in the BMU ready queue
+PK_ROWS = 28
+
+# how a packet is routed (PK_ROUTE; the microprogram reads it as the pseudo-field 'route')
+ROUTE_DESTINATION = 0  # by its route offsets towards a destination (unicast)
+ROUTE_DIRECTION = 1  # straight on in one direction (HARTS send_packet worms)
+ROUTE_SEGMENTS = 2  # source-routed: a list of (port, hops, code) segments in its header
+ROUTE_TABLE = 3  # a route table names the port at every node
+ROUTE_NAMES = {"destination": ROUTE_DESTINATION, "direction": ROUTE_DIRECTION, "segments": ROUTE_SEGMENTS,
+               "table": ROUTE_TABLE}
+
+NOTIFY_DELIVERED = 1  # the NP runs its procedure on every copy delivered
+NOTIFY_SENT = 2  # the sending NP hears when its last byte has left
+
+# why a packet was dropped (PK_DROPPED)
+DROP_CRASHED_NODE = 1
+DROP_DEAD_LINK = 2
+DROP_BYZANTINE_NODE = 3
+DROP_BMU_OVERFLOW = 4  # to be stored in a full BMU (bmu.when_full: drop)
+DROP_NAMES = {DROP_CRASHED_NODE: "crashed node", DROP_DEAD_LINK: "dead link", DROP_BYZANTINE_NODE: "Byzantine node",
+              DROP_BMU_OVERFLOW: "BMU overflow"}
+
+# the contention certificate (PK_CONTENTION): a packet that never waited took exactly its zero-load time
+CONTENTION_STORED = 1  # a receiver stored it in the BMU because no transmitter was free
+CONTENTION_RETRIED = 2  # a transmitter reservation for it failed (else-branch or retry)
+CONTENTION_QUEUED = 4  # it waited behind another packet: in a receiver FIFO, the BMU ready queue or the NP
+
+VALUE_TRUE = 1  # the value every broadcast sends
+VALUE_ALTERED = 2  # what Byzantine nodes substitute (all the same: the worst case, colluding)
+
+# node faults (ND_FAULT)
+FAULT_NONE = 0
+FAULT_CRASH = 1  # receives and forwards nothing
+FAULT_ALTER = 2  # Byzantine: forwards and relays everything with an altered payload
+FAULT_DROP = 3  # Byzantine: swallows everything that reaches it
+FAULT_BOGUS = 4  # Byzantine: forwards correctly, and forges packets in answer to every copy it gets
+
+# ---- contexts: P link receivers then B BMU injection contexts per node ----------------------------------------
+CX_PC = 0
+CX_PKT = 1  # packet record being handled, -1 when idle
+CX_ARRIVE = 2  # tick the packet's first byte arrived (link receivers)
+CX_STREAM_START = 3  # tick the receiver began writing the packet on the bus / its first byte left the BMU
+CX_STREAMING = 4  # 1 once forward/tee/deliver/store has started
+CX_HEADER = 5  # 1 once wait_header loaded the header registers
+CX_DIR = 6  # direction the packet travels in, for 'via: straight'
+CX_PENDING_HEAD = 7  # packets that arrived while busy, oldest first
+CX_PENDING_TAIL = 8
+CX_FROM_STORE = 9  # BMU contexts: the packet was stored here in transit (its bytes are freed at 'done')
+CX_RETRY = 10  # first tick a failed forward/tee could succeed ('else: retry' sleeps until then)
+CX_DONE_TICK = 11  # link receivers: tick of the last 'done', which may lie ahead of the clock (run-ahead)
+CX_RESUME_TICK = 12  # ... and the tick a packet that arrived before that 'done' can start
+CX_BUS_TICKS = 13  # link receivers: ticks the time-sliced bus takes to carry the packet
+CX_NODE = 14  # the node the context belongs to (fixed)
+CX_SLOT = 15  # its bus slot in the node: link receivers 0..P-1, then the BMU contexts (fixed)
+CX_ROWS = 16
+
+# ---- transmitters: one per node and port -------------------------------------------------------------------
+TX_FREE = 0  # tick from which the next packet may start (after the forced idle gap)
+TX_BYTES = 1  # bytes sent
+TX_PACKETS = 2
+TX_DEAD = 3  # 1: what this transmitter sends is lost on the link
+TX_UID = 4  # uid of the packet it sent last (for traces)
+TX_START = 5  # tick that packet's first byte left
+TX_ROWS = 6
+
+# ---- nodes: BMU and network processor ------------------------------------------------------------------------
+ND_BMU_USED = 0  # bytes of transit packets stored
+ND_BMU_CREDIT = 1  # bytes promised to packets streaming in (virtual cut-through flow control)
+ND_BMU_PEAK = 2  # peak of used + credit
+ND_BMU_INTEGRAL = 3  # sum over ticks of bytes used, for the utilisation
+ND_BMU_CHANGED = 4  # tick ND_BMU_INTEGRAL was last brought up to date
+ND_QUEUE_HEAD = 5  # BMU ready queue, ordered by PK_READY
+ND_QUEUE_TAIL = 6
+ND_QUEUE_LEN = 7
+ND_NP_FREE = 8  # tick from which the NP can take new work
+ND_INBOX_HEAD = 9  # NP events waiting for the NP, in time order
+ND_INBOX_TAIL = 10
+ND_FAULT = 11  # FAULT_*
+ND_ROWS = 12
+
+# ---- NP events: one row each, handed to the NP procedure as it is (see harts.np.program) -----------------------
+# The first E_PUBLIC words are what a procedure may read; the header words follow at E_HEADER.
+E_KIND = 0  # EVENT_* of harts.np.program
+E_NODE = 1
+E_TICK = 2  # when it reached the NP (deliveries: the last byte in the BMU)
+E_PORT = 3  # receiver it arrived on, -1
+E_DIRECTION = 4  # direction it was travelling in, -1
+E_SENDER = 5  # node whose NP sent the packet
+E_LENGTH = 6
+E_ROUTE = 7  # ROUTE_* of the packet
+E_HOPS = 8
+E_CUTS = 9
+E_STORES = 10
+E_ARGUMENT = 11  # initiations: the traffic's argument; timers: the value set; else 0
+E_UID = 12
+E_ORIGIN = 13
+E_SERIAL = 14  # delivery serial number (the parent of what the procedure sends), -1
+E_VALUE = 15
+E_CORRUPT = 16
+E_CONTENTION = 17
+E_FORGED = 18  # 1: a forgery (no Byzantine node answers it with more forgeries)
+E_DISTANCE = 19  # initiations: the traffic's distance (send_packet worms)
+E_NEXT = 20  # kernel: link in the node's inbox
+E_HEADER = 21
+
+# ---- delivery log: one column per copy delivered to an NP -----------------------------------------------------------
+DL_SERIAL = 0
+DL_UID = 1
+DL_ORIGIN = 2
+DL_NODE = 3
+DL_TICK = 4  # tick the last byte reached the NP
+DL_HOPS = 5
+DL_CUTS = 6
+DL_STORES = 7
+DL_PORT = 8  # receiver it arrived on
+DL_DIR = 9  # direction it was travelling in
+DL_SENDER = 10
+DL_DEST = 11
+DL_PARENT = 12
+DL_CREATE = 13
+DL_ROUTE = 14
+DL_VALUE = 15
+DL_CORRUPT = 16
+DL_CONTENTION = 17
+DL_LENGTH = 18
+DL_ROWS = 19
+
+# ---- packet log: one column per packet record, written when it completes -------------------------------------------
+PL_UID = 0
+PL_ORIGIN = 1
+PL_SENDER = 2
+PL_DEST = 3
+PL_LEN = 4
+PL_ROUTE = 5
+PL_PARENT = 6
+PL_CREATE = 7
+PL_HOPS = 8
+PL_CUTS = 9
+PL_STORES = 10
+PL_BYTES_SENT = 11
+PL_BYTES_RECEIVED = 12
+PL_DROPPED = 13
+PL_CONTENTION = 14
+PL_DELIVERIES = 15
+PL_COMPLETE = 16  # tick its last holder let go
+PL_DIR = 17  # direction of its last hop (its send port if it never left)
+PL_HOPS_INHERITED = 18
+PL_FORGED = 19
+PL_ROWS = 20
+
+# ---- run-wide scalars -------------------------------------------------------------------------------------------
+ST_TIME = 0  # the tick being (or last) processed
+ST_ERROR = 1
+ST_ERROR_CONTEXT = 2
+ST_ERROR_PC = 3
+ST_ERROR_CYCLE = 4
+ST_ERROR_PACKET = 5  # uid
+ST_ERROR_DETAIL = 6  # e.g. the port of a missing link
+ST_DELIVERIES = 7  # rows in the delivery log
+ST_DELIVERY_SERIAL = 8  # deliveries so far
+ST_LOGGED = 9  # rows in the packet log
+ST_UID_NEXT = 10
+ST_FREE_HEAD = 11  # packet pool free list
+ST_FREE_COUNT = 12
+ST_IN_FLIGHT = 13  # packet records in use
+ST_IN_FLIGHT_PEAK = 14
+ST_EVENT_FREE_HEAD = 15  # NP event pool free list
+ST_EVENT_FREE_COUNT = 16
+ST_STORED_IN = 17  # bytes written into BMUs as transit packets
+ST_STORED_OUT = 18  # bytes of stored transit packets sent on
+ST_FIFO_PEAK = 19
+ST_INSTRUCTIONS = 20
+ST_LAST_PROGRESS = 21
+ST_NEXT_TRAFFIC = 22  # first record of the traffic table not yet handed to its NP
+ST_CUT_THROUGHS = 23
+ST_PAUSED = 24  # PAUSE_*: why the kernel returned
+ST_DROPS = 25  # packets swallowed by a crashed node, a dead link, a Byzantine node or a full BMU
+ST_CORRUPTED = 26  # link transmissions that damaged the payload
+ST_FORGED = 27  # packets forged by Byzantine nodes
+ST_RANDOM = 28  # state of the kernel's random generator (link corruption)
+ST_OVERFLOWS = 29  # packets dropped because the BMU that had to store them was full
+ST_HOPS = 30  # packet-hops: link transmissions
+ST_CURRENT = 31  # event id being processed in this tick, -1 before the first
+ST_TICK_LENGTH = 32  # event ids due in this tick (clock.tick[0:length])
+ST_TICK_POSITION = 33  # next of them to process
+ST_EVENTS = 34  # events processed
+ST_HEAP_SIZE = 35  # far-future events in the clock's overflow heap
+ST_STARTED = 36  # 1 once the first tick began
+ST_LATEST = 37  # the latest tick an instruction executed at, which may lie ahead of the clock (run-ahead)
+ST_ROWS = 38
+
+PAUSE_NONE = 0
+PAUSE_SLICE = 1  # reached PR_PAUSE_AT: show progress, honour Ctrl-C, or let an observer look
+PAUSE_ROOM = 2  # a pool or log is nearly full: grow or drain it
+PAUSE_TRAFFIC = 3  # the traffic table is used up and more traffic follows
+
+# error codes (ST_ERROR)
+ERR_NONE = 0
+ERR_FIFO_OVERFLOW = 1
+ERR_TRUNCATED = 2
+ERR_DROPPED = 3
+ERR_BAD_CONTEXT = 4
+ERR_NO_HEADER = 5
+ERR_TWO_STREAMS = 6
+ERR_NO_LINK = 7  # a packet sent onto a port without a link
+ERR_NO_ROUTE = 8  # forward by a route the packet does not have (arrived, no segment left, no table entry)
+ERR_DEADLOCK = 9
+ERR_CYCLE_LIMIT = 10
+ERR_TOO_MANY_SENDS = 11  # an NP procedure returned more sends than fit
+
+# ---- parameters (durations in ticks) --------------------------------------------------------------------------
+PR_BYTES_PER_CYCLE = 0
+PR_HEADER_BYTES = 1
+PR_IDLE_GAP_BYTES = 2
+PR_BUS_DELAY = 3
+PR_LINK_DELAY = 4
+PR_FIFO_BYTES = 5
+PR_BMU_CAPACITY = 6
+PR_BMU_SETUP = 7
+PR_NP_SEND = 8
+PR_NP_RECEIVE = 9
+PR_DELIVER = 10
+PR_PORTS = 11
+PR_INJECTORS = 12
+PR_LAST_TICK = 13
+PR_DEADLOCK_TICKS = 14
+PR_ENTRY_RECEIVE = 15
+PR_ENTRY_INJECT = 16
+PR_SLOT_BYTES = 17
+PR_PAUSE_AT = 18  # return before processing a tick past this one
+PR_CORRUPTION_PER_MILLION = 19  # probability that a link transmission damages the payload, x 1e6
+PR_BMU_DROPS_WHEN_FULL = 20  # 1: a full BMU drops a packet it should store; 0: cut-through credit flow control
+PR_HEADER_WORDS = 21  # W: words of a packet header (route words, then fields)
+PR_AXES = 22  # A: route offsets, header words 0..A-1
+PR_SEGMENT_WORD = 23  # header word of the current segment index, -1 without segment routing
+PR_SEGMENTS = 24  # K: segment slots; segment k is (port, hops, code) at words SEGMENT_WORD+1+3k..
+PR_TABLE_WORD = 25  # header word holding a table-routed packet's route table, -1 without
+PR_RUN_AHEAD = 26  # 1: a context runs its private instructions in one event (0: one event per instruction)
+PR_TRAFFIC_MORE = 27  # 1: more traffic follows the current table
+PR_ROOM = 28  # free records, NP events and log rows one event may need
+PR_REGISTER_WORDS = 29  # R: header words the microprogram may read or write (route words, its fields);
+# the words after them belong to the NP program and go from packet to packet untouched
+PR_ROWS = 30
+
+# ---- the clock: a timing wheel of event ids (NP of node v: v*(S+1); its context slot s: v*(S+1)+1+s) -------------
+WHEEL_TICKS = 4096  # ticks the wheel spans; later events wait in an overflow heap
+EV_IDLE = 0
+EV_WHEEL = 1
+EV_TICK = 2  # in the list of this tick
+EV_HEAP = 3
+
+# ---- the traffic table: what the NPs are asked to send, in creation order ------------------------------------------
+TR_CREATE = 0  # tick
+TR_SOURCE = 1
+TR_DEST = 2  # unicast destination, -1
+TR_LENGTH = 3
+TR_KIND = 4  # TRAFFIC_*
+TR_DIRECTION = 5  # initiations: a direction for the NP procedure (HARTS: a send_packet worm's)
+TR_DISTANCE = 6  # initiations: a distance (HARTS: a send_packet worm's)
+TR_ARGUMENT = 7  # initiations: the procedure's argument (HARTS: the broadcast algorithm)
+TR_UID = 8  # its index in the whole traffic
+TR_ROWS = 9
+
+TRAFFIC_UNICAST = 0  # the NP sends it to its destination; no procedure runs on it
+TRAFFIC_INITIATE = 1  # the NP runs its procedure's initiation (a broadcast, a worm, a collective)
+
+# ---- bundles --------------------------------------------------------------------------------------------------
+Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
+                                 "shape", "offset_table", "route_tables"])
+# Header tables are record-major (header[record, word]) so that one header is a contiguous row.
+Controller = namedtuple("Controller", ["ctx", "regs", "tx", "node"])  # regs[context, word]: header registers
+Packets = namedtuple("Packets", ["table", "header"])
+Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets"])  # delivery_header[row, word]
+# clock.owner[e]: the context of event id e, or -1 - v for the NP of node v
+Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "tick", "heap_time", "heap_id",
+                             "owner"])
+# What an NP procedure may read: its own parameters, the topology, where its header fields are
+# (field[i]: header word of its i-th declared field) and where the route words are (harts.np.program).
+System = namedtuple("System", ["params", "neighbours", "in_port", "field", "route"])
+Processor = namedtuple("Processor", ["events", "state", "sends", "system"])
+
+
+def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
+    return np.full((rows, columns), fill, dtype=np.int64)
+
+
+def empty_clock(nodes: int, contexts_per_node: int) -> Clock:
+    n_events = nodes * (contexts_per_node + 1)
+    owner = np.arange(n_events, dtype=np.int64)
+    node, slot = np.divmod(owner, contexts_per_node + 1)
+    owner = np.where(slot == 0, -1 - node, node * contexts_per_node + slot - 1)
+    return Clock(time=np.full(n_events, NEVER, np.int64), state=np.zeros(n_events, np.int64),
+                 next=np.full(n_events, -1, np.int64), prev=np.full(n_events, -1, np.int64),
+                 bucket=np.full(WHEEL_TICKS, -1, np.int64), bits=np.zeros(WHEEL_TICKS // 64, np.int64),
+                 tick=np.zeros(2 * n_events + 64, np.int64), heap_time=np.zeros(n_events + 16, np.int64),
+                 heap_id=np.zeros(n_events + 16, np.int64), owner=owner)
+
+
+def packet_pool(capacity: int, header_words: int) -> Packets:
+    """A pool of free records, chained through PK_NEXT (the kernel takes them from the head)."""
+    pool = table(capacity, PK_ROWS)
+    pool[:, PK_NEXT] = np.arange(1, capacity + 1)
+    pool[-1, PK_NEXT] = -1
+    return Packets(pool, table(capacity, max(header_words, 1)))
+
+
+def grow_packets(packets: Packets, stats: np.ndarray) -> Packets:
+    """Twice the records; the new half joins the free list."""
+    old = packets.table.shape[0]
+    bigger = packet_pool(2 * old, packets.header.shape[1])
+    bigger.table[:old] = packets.table
+    bigger.header[:old] = packets.header
+    bigger.table[2 * old - 1, PK_NEXT] = stats[ST_FREE_HEAD]
+    stats[ST_FREE_HEAD] = old
+    stats[ST_FREE_COUNT] += old
+    return bigger
+
+
+def event_pool(capacity: int, header_words: int) -> np.ndarray:
+    events = np.zeros((capacity, E_HEADER + max(header_words, 1)), dtype=np.int64)
+    events[:, E_NEXT] = np.arange(1, capacity + 1)
+    events[-1, E_NEXT] = -1
+    return events
+
+
+def grow_events(events: np.ndarray, stats: np.ndarray) -> np.ndarray:
+    old = events.shape[0]
+    bigger = event_pool(2 * old, events.shape[1] - E_HEADER)
+    bigger[:old] = events
+    bigger[2 * old - 1, E_NEXT] = stats[ST_EVENT_FREE_HEAD]
+    stats[ST_EVENT_FREE_HEAD] = old
+    stats[ST_EVENT_FREE_COUNT] += old
+    return bigger

@@ -1,0 +1,171 @@
+"""The paper's Figs 10-14: which points each needs, and how each is drawn (PNG) and tabulated (CSV)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .claims import check_all
+from .points import (
+    FULL,
+    QUICK,
+    Point,
+    Precision,
+    SaturationProbe,
+    mean_and_half_width,
+)
+from ..sweep import run_tasks
+
+K_BCASTS = ("2bcast", "3bcast", "4bcast", "5bcast", "6bcast")
+
+
+@dataclass(frozen=True)
+class Figure:
+    number: int
+    title: str
+    metric: str  # "latency" or "mean_delivery"
+    series: tuple[tuple[str, int], ...]  # (algorithm, size) curves, or the compared ones for increases
+    baseline: str | None = None  # with a baseline the curves are percent increases over it, per size
+
+    @property
+    def sizes(self) -> list[int]:
+        return sorted({size for _, size in self.series})
+
+    def needed(self) -> list[tuple[str, int]]:
+        extra = [(self.baseline, size) for size in self.sizes] if self.baseline else []
+        return list(dict.fromkeys(list(self.series) + extra))
+
+
+FIGURES = {
+    10: Figure(10, "Performance of simple broadcast (SBCAST)", "latency",
+               (("sbcast", 5), ("sbcast", 7), ("sbcast", 9))),
+    11: Figure(11, "Performance of multiple copy broadcasts (mesh size = 7)", "latency",
+               tuple((k, 7) for k in K_BCASTS), baseline="sbcast"),
+    12: Figure(12, "Performance comparison of simple broadcast algorithms (mesh size = 5)", "latency",
+               (("sbcast", 5), ("sfbcast", 5))),
+    13: Figure(13, "Comparison of SBCAST and SFBCAST with varying mesh size: latency", "latency",
+               (("sfbcast", 5), ("sfbcast", 7), ("sfbcast", 9)), baseline="sbcast"),
+    14: Figure(14, "Comparison of SBCAST and SFBCAST with varying mesh size: mean delivery time",
+               "mean_delivery", (("sfbcast", 5), ("sfbcast", 7), ("sfbcast", 9)), baseline="sbcast"),
+}
+
+
+def loads_up_to(saturation: float) -> list[float]:
+    """0.05, then steps of 0.1 up to and including the first saturated load."""
+    return [0.05] + [round(0.1 * i, 1) for i in range(1, int(round(saturation * 10)) + 1)]
+
+
+def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bool = False,
+              workers: int | None = None, dask_scheduler: str | None = None, progress: bool = True) -> dict:
+    """Run what the figures need (shared points once) and write each figure's PNG and CSV; with all five,
+    also check the paper's claims about them (results/claims.json, and under "claims")."""
+    precision = QUICK if quick else FULL
+    figures = [FIGURES[n] for n in numbers]
+    sizes = sorted({s for f in figures for s in f.sizes})
+    options = {"resume": resume, "workers": workers, "dask_scheduler": dask_scheduler, "progress": progress}
+    probes = run_tasks([SaturationProbe(s, precision) for s in sizes], results, description="saturation",
+                       **options)
+    saturation = {r["size"]: r["saturation_load"] for r in probes.values()}
+    needed = list(dict.fromkeys(pair for f in figures for pair in f.needed()))
+    points = [Point(alg, size, load, precision) for alg, size in needed for load in loads_up_to(saturation[size])]
+    done = run_tasks(points, results, description="points", **options)
+    table = {(r["algorithm"], r["size"], r["load"]): r for r in done.values() if "algorithm" in r}
+    written = {}
+    for figure in figures:
+        rows = figure_rows(figure, table, saturation, precision)
+        out = results / "figures"
+        out.mkdir(parents=True, exist_ok=True)
+        _write_csv(rows, out / f"fig{figure.number}.csv")
+        draw(figure, rows, saturation, precision, out / f"fig{figure.number}.png")
+        written[figure.number] = {"png": str(out / f"fig{figure.number}.png"),
+                                  "csv": str(out / f"fig{figure.number}.csv"), "rows": rows}
+    if set(written) == set(FIGURES):
+        verdicts = check_all({n: w["rows"] for n, w in written.items()}, saturation)
+        (results / "claims.json").write_text(json.dumps(verdicts, indent=1))
+        written["claims"] = verdicts
+    return written
+
+
+def figure_rows(figure: Figure, table: dict, saturation: dict, precision: Precision) -> list[dict]:
+    rows = []
+    for algorithm, size in figure.series:
+        for load in loads_up_to(saturation[size]):
+            point = table[(algorithm, size, load)]
+            value, half = point[figure.metric], point[f"{figure.metric}_half_width"]
+            precise = point["precise"]
+            if figure.baseline:
+                base = table[(figure.baseline, size, load)]
+                value, half = paired_increase(point["runs"], base["runs"], figure.metric)
+                precise = precise and base["precise"]
+            rows.append({
+                "figure": figure.number, "algorithm": algorithm, "size": size, "load": load,
+                "metric": ("percent_increase_" if figure.baseline else "") + figure.metric,
+                "value": value, "half_width_95": half, "precise": precise,
+                "saturated": point["saturated"], "replications": point["replications"],
+                "broadcasts": point["broadcasts"], "regular_latency": point["regular_latency"],
+                "accepted_over_offered": point["accepted_over_offered"], "precision": precision.name,
+            })
+    return rows
+
+
+def paired_increase(runs: list[dict], base_runs: list[dict], metric: str) -> tuple[float, float]:
+    """Percent increase of `runs` over `base_runs` and its 95% half-width, from the replications both
+    have (replication i of both used the same traffic)."""
+    pairs = [(a[metric], b[metric]) for a, b in zip(runs, base_runs) if a["broadcasts"] and b["broadcasts"]]
+    return mean_and_half_width([100 * (a / b - 1) for a, b in pairs])
+
+
+def _write_csv(rows: list[dict], path: Path) -> None:
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precision, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    curves = list(dict.fromkeys((r["algorithm"], r["size"]) for r in rows))
+    imprecise = False
+    for index, (algorithm, size) in enumerate(curves):
+        mine = [r for r in rows if (r["algorithm"], r["size"]) == (algorithm, size)]
+        label = f"{algorithm.upper()}, E-{size}" if len(figure.sizes) > 1 else algorithm.upper()
+        color = f"C{index}"
+        x = [r["load"] for r in mine]
+        y = [r["value"] for r in mine]
+        half = [r["half_width_95"] for r in mine]
+        # on the log axis of the latency figures a lower bound at or below zero cannot be drawn
+        lower = half if figure.baseline else [min(h, 0.9 * v) for h, v in zip(half, y)]
+        ax.errorbar(x, y, yerr=[lower, half], color=color, marker="o", ms=4, capsize=2, lw=1.2, label=label,
+                    mfc=color)
+        for r in mine:
+            if not r["precise"]:
+                imprecise = True
+                ax.plot(r["load"], r["value"], "o", ms=8, mfc="white", mec=color, zorder=5)
+    for size in figure.sizes:
+        ax.axvline(saturation[size], color="grey", ls=":", lw=1)
+        ax.annotate(f"E-{size} saturates", (saturation[size], 1), xycoords=("data", "axes fraction"),
+                    rotation=90, va="top", ha="right", fontsize=7, color="grey")
+    ax.set_xlabel("link load (generation rate / peak I/O rate of 4 MBytes/s)")
+    if figure.baseline:
+        what = "latency" if figure.metric == "latency" else "mean delivery time"
+        ax.set_ylabel(f"percent increase in {what} over {figure.baseline.upper()}")
+    else:
+        ax.set_ylabel("latency (clock cycles of 1.5 us)")
+        ax.set_yscale("log")
+    note = f"95% confidence intervals; {precision.name} precision"
+    if not figure.baseline:
+        note += " (lower bars cut at 10% of the value)"
+    if imprecise:
+        note += "; hollow: budget ended before the interval reached 5% of the mean"
+    ax.set_title(f"Fig. {figure.number}. {figure.title}\n{note}", fontsize=8)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)

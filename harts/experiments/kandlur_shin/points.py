@@ -1,0 +1,218 @@
+"""One point of the paper's experiments: a broadcast algorithm on E-n under the section-5 workload at one
+link load, replicated until its 95% confidence intervals are within 5% of the means or its budget ends.
+
+Replications are independent runs (own seed, own warm-up, network drained at the end so every run's
+invariants are checked), which makes the points easy to spread over processes or a Dask cluster and
+gives the same numbers wherever they run. Replication i of every algorithm at one size and load uses the
+same traffic (common random numbers), so percent increases are computed from paired replications.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ...config import hex_config
+from ...controller import state as S
+from ...np.kandlur_shin import ALGORITHMS
+from ...simulation import Simulation
+from ...traffic import PAPER_BROADCAST_PROBABILITY, PAPER_MEAN_LENGTH, paper_workload
+
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+         10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042}
+SATURATED_BELOW = 0.95  # accepted / offered regular bytes under which the network counts as saturated
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How hard a point tries: replication length in broadcasts, how many replications, the target."""
+
+    name: str
+    broadcasts_per_replication: int
+    min_replications: int
+    max_replications: int
+    max_seconds: float
+    relative_half_width: float = 0.05
+
+
+FULL = Precision("full", broadcasts_per_replication=120, min_replications=3, max_replications=10,
+                 max_seconds=30.0)
+QUICK = Precision("quick", broadcasts_per_replication=30, min_replications=2, max_replications=2,
+                  max_seconds=5.0)
+
+
+@dataclass(frozen=True)
+class Point:
+    algorithm: str
+    size: int
+    load: float
+    precision: Precision
+    seed: int = 1
+
+    @property
+    def key(self) -> str:
+        text = json.dumps({"algorithm": self.algorithm, "size": self.size, "load": round(self.load, 6),
+                           "precision": asdict(self.precision), "seed": self.seed}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def label(self) -> str:
+        return f"{self.algorithm} E-{self.size} load {self.load:g} ({self.precision.name})"
+
+    @property
+    def cost(self) -> float:
+        return 3 * self.size * (self.size - 1) * (1 + self.load)
+
+    def run(self) -> dict:
+        return run_point(self)
+
+
+def _t_quantile(df: int) -> float:
+    return T_975.get(df) or T_975[max(k for k in T_975 if k <= df)]
+
+
+def mean_and_half_width(values: list[float]) -> tuple[float, float]:
+    """Mean and 95% confidence half-width (Student t) of independent replication means."""
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return mean, math.inf
+    return mean, _t_quantile(len(values) - 1) * float(np.std(values, ddof=1)) / math.sqrt(len(values))
+
+
+def replication(point: Point, index: int) -> dict:
+    """One independent run: broadcast latencies and mean delivery times (after warm-up), and how much of
+    the regular traffic the network carried."""
+    cfg = hex_config(point.size)
+    sim = Simulation(cfg)
+    n = sim.topology.n_nodes
+    bpc = cfg.bytes_per_cycle
+    per_cycle = n * point.load * bpc / PAPER_MEAN_LENGTH * PAPER_BROADCAST_PROBABILITY  # broadcasts per cycle
+    window = max(20_000, int(point.precision.broadcasts_per_replication / per_cycle))
+    warmup = max(2_000, window // 10)
+    # Common random numbers: every algorithm sees the same traffic at the same size, load and replication,
+    # so comparisons between algorithms are paired.
+    stream = f"{point.size}/{point.load:g}/{point.precision.name}/{point.seed}/{index}"
+    seed = int(hashlib.sha256(stream.encode()).hexdigest()[:8], 16)
+    traffic = paper_workload(sim.topology, point.load, ALGORITHMS[point.algorithm], bpc, warmup + window,
+                             np.random.default_rng(seed))
+    result = sim.run(traffic)
+    dl = result.deliveries
+    created = traffic.create * bpc
+    start, end = warmup * bpc, (warmup + window) * bpc
+
+    # regular traffic: offered bytes in the window against bytes delivered in it
+    regular = traffic.kind == S.TRAFFIC_UNICAST
+    offered = int(traffic.length[regular & (created >= start) & (created < end)].sum())
+    is_regular = (dl[S.DL_UID] < S.NP_UID_BASE) & (dl[S.DL_ROUTE] == S.ROUTE_DESTINATION)
+    arrived = is_regular & (dl[S.DL_TICK] >= start) & (dl[S.DL_TICK] < end)
+    accepted = int(dl[S.DL_LENGTH, arrived].sum())
+    measured = is_regular & (dl[S.DL_CREATE] >= start) & (dl[S.DL_CREATE] < end)
+    regular_latency = float(((dl[S.DL_TICK, measured] - dl[S.DL_CREATE, measured]) / bpc).mean())
+
+    # broadcasts initiated in the window: latency (last copy) and mean over nodes of their last copy
+    initiations = np.nonzero((traffic.kind == S.TRAFFIC_INITIATE) & (created >= start) & (created < end))[0]
+    latencies, means = [], []
+    if len(initiations):
+        copy_rows, row = result.copies_of(initiations)
+        # per broadcast and node: when the node held all its copies
+        last = np.zeros(len(initiations) * n, dtype=np.int64)
+        np.maximum.at(last, row * n + dl[S.DL_NODE, copy_rows],
+                      dl[S.DL_TICK, copy_rows] - created[initiations[row]])
+        last = last.reshape(len(initiations), n)
+        receiving = np.ones_like(last, dtype=bool)
+        receiving[np.arange(len(initiations)), traffic.source[initiations]] = False
+        latencies = (last.max(axis=1) / bpc).tolist()
+        means = (np.where(receiving, last, 0).sum(axis=1) / (n - 1) / bpc).tolist()
+    return {
+        "replication": index, "window_cycles": window, "warmup_cycles": warmup,
+        "broadcasts": len(latencies),
+        "latency": float(np.mean(latencies)) if latencies else math.nan,
+        "mean_delivery": float(np.mean(means)) if means else math.nan,
+        "regular_latency": regular_latency,
+        "accepted_over_offered": accepted / offered if offered else math.nan,
+        "wall_seconds": result.wall_seconds,
+    }
+
+
+def run_point(point: Point) -> dict:
+    """Replicate until both metrics' 95% half-widths are within the target, or the budget ends (or the
+    network is saturated, where there is no steady state to estimate)."""
+    started = time.perf_counter()
+    reps: list[dict] = []
+    while True:
+        reps.append(replication(point, len(reps)))
+        usable = [r for r in reps if r["broadcasts"] > 0]
+        stats = {m: mean_and_half_width([r[m] for r in usable]) for m in ("latency", "mean_delivery")}
+        precise = all(h <= point.precision.relative_half_width * abs(m) for m, h in stats.values())
+        if len(reps) >= point.precision.max_replications:
+            break
+        if len(reps) >= point.precision.min_replications and precise:
+            break
+        if time.perf_counter() - started > point.precision.max_seconds and len(reps) >= 2:
+            break
+        if len(reps) >= 2 and np.mean([r["accepted_over_offered"] for r in reps]) < SATURATED_BELOW:
+            break  # past saturation the mean has no steady state to converge to
+    ratio = float(np.mean([r["accepted_over_offered"] for r in reps]))
+    return {
+        "key": point.key, "algorithm": point.algorithm, "size": point.size, "load": point.load,
+        "precision": point.precision.name,
+        "latency": stats["latency"][0], "latency_half_width": stats["latency"][1],
+        "mean_delivery": stats["mean_delivery"][0], "mean_delivery_half_width": stats["mean_delivery"][1],
+        "precise": bool(precise),
+        "replications": len(reps), "broadcasts": int(sum(r["broadcasts"] for r in reps)),
+        "regular_latency": float(np.mean([r["regular_latency"] for r in reps])),
+        "accepted_over_offered": ratio, "saturated": bool(ratio < SATURATED_BELOW),
+        "simulated_cycles": int(sum(r["window_cycles"] + r["warmup_cycles"] for r in reps)),
+        "wall_seconds": time.perf_counter() - started,
+        "runs": reps,
+    }
+
+
+PROBE_LOADS = tuple(round(0.1 * i, 1) for i in range(1, 31))
+
+
+@dataclass(frozen=True)
+class SaturationProbe:
+    """Where the regular traffic saturates E-n: the first load (step 0.1) at which the network carries
+    less than 95% of the offered regular bytes, or deadlocks."""
+
+    size: int
+    precision: Precision
+
+    @property
+    def key(self) -> str:
+        text = json.dumps({"probe": self.size, "precision": asdict(self.precision)}, sort_keys=True)
+        return "saturation-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def label(self) -> str:
+        return f"saturation of E-{self.size} ({self.precision.name})"
+
+    @property
+    def cost(self) -> float:
+        return 3 * self.size * (self.size - 1) * 2.0
+
+    def run(self) -> dict:
+        return find_saturation(self)
+
+
+def find_saturation(probe: SaturationProbe) -> dict:
+    from ...errors import SimulationError
+    started = time.perf_counter()
+    probes = []
+    for load in PROBE_LOADS:
+        point = Point("sbcast", probe.size, load, probe.precision)
+        try:
+            ratio = replication(point, 0)["accepted_over_offered"]
+        except SimulationError:  # a deadlock past saturation
+            ratio = 0.0
+        probes.append({"load": load, "accepted_over_offered": ratio})
+        if ratio < SATURATED_BELOW:
+            break
+    return {"key": probe.key, "size": probe.size, "saturation_load": probes[-1]["load"], "probes": probes,
+            "wall_seconds": time.perf_counter() - started}

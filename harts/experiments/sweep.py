@@ -1,0 +1,107 @@
+"""Sweeps a user can trust with hours of work: every finished task is written to the results directory at
+once, an interrupted sweep loses only the tasks in flight, `resume` runs only what is missing, and the
+same tasks run on local processes or on a Dask distributed cluster with the same results.
+
+A task is any picklable object with a `key` (its file name), a `cost` (longest first) and a `run()`
+returning a JSON-able dict that includes the key."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+
+from ..simulation import load_kernel
+
+
+def execute(task) -> dict:
+    """Run one task (the function local processes and Dask workers are given)."""
+    return task.run()
+
+
+def _path(results: Path, key: str) -> Path:
+    return results / "points" / f"{key}.json"
+
+
+def load_result(results: Path, key: str) -> dict | None:
+    path = _path(results, key)
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError:
+        return None  # a file cut short by a crash is simply run again
+
+
+def _save(results: Path, result: dict) -> None:
+    path = _path(results, result["key"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(result, indent=1))
+    os.replace(temporary, path)  # atomic: a reader never sees half a file
+
+
+def run_tasks(tasks: list, results: Path, resume: bool = False, workers: int | None = None,
+              dask_scheduler: str | None = None, progress: bool = True, description: str = "points") -> dict:
+    """Run every task not already finished (with `resume`), saving each result as it completes.
+    Returns {key: result} for all tasks."""
+    tasks = list({t.key: t for t in tasks}.values())
+    done = {}
+    if resume:
+        for task in tasks:
+            result = load_result(results, task.key)
+            if result is not None:
+                done[task.key] = result
+    todo = [t for t in tasks if t.key not in done]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(tasks), initial=len(done), desc=description, unit="point", file=sys.stderr,
+                   dynamic_ncols=True)
+
+    def finished(result: dict) -> None:
+        _save(results, result)
+        done[result["key"]] = result
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        if todo and dask_scheduler:
+            _run_on_dask(todo, dask_scheduler, finished)
+        elif todo:
+            _run_locally(todo, workers or os.cpu_count() or 1, finished)
+    finally:
+        if bar is not None:
+            bar.close()
+    return done
+
+
+def _run_locally(todo: list, workers: int, finished) -> None:
+    load_kernel()  # once here, so that forked workers inherit it instead of each loading or compiling it
+    if workers == 1:
+        for task in todo:
+            finished(execute(task))
+        return
+    # Expensive tasks first, so the last ones to finish are short.
+    todo = sorted(todo, key=lambda task: task.cost, reverse=True)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending = {pool.submit(execute, task) for task in todo}
+        try:
+            while pending:
+                complete, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in complete:
+                    finished(future.result())
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+
+
+def _run_on_dask(todo: list, address: str, finished) -> None:
+    from dask.distributed import Client, as_completed
+    with Client(address) as client:
+        futures = client.map(execute, sorted(todo, key=lambda task: task.cost, reverse=True), pure=False)
+        for future in as_completed(futures):
+            finished(future.result())

@@ -1,0 +1,116 @@
+"""Faults: which nodes crash or turn Byzantine, which links are dead, how often a link damages a payload.
+
+Given explicitly in a config (`faults.crashed`, `faults.byzantine`, `faults.dead_links`) or drawn at
+random with a seed (`faults.random_*`); `faults.spare` lists nodes that are never drawn (the source of
+a broadcast under study, typically).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..config import Config
+from ..controller import state as S
+from ..network import Topology
+from ..yamlsource import Located
+
+BEHAVIOURS = {"alter": S.FAULT_ALTER, "drop": S.FAULT_DROP, "bogus": S.FAULT_BOGUS}
+
+
+@dataclass
+class FaultSet:
+    node_fault: np.ndarray  # FAULT_* per node
+    dead_transmitters: np.ndarray  # 1 per (node * ports + direction) whose link is dead
+    corruption_probability: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @staticmethod
+    def none(topology: Topology) -> "FaultSet":
+        return FaultSet(np.zeros(topology.n_nodes, np.int64), np.zeros(topology.n_nodes * topology.n_ports, np.int64))
+
+    @property
+    def faulty_nodes(self) -> np.ndarray:
+        return np.nonzero(self.node_fault != S.FAULT_NONE)[0]
+
+    def any(self) -> bool:
+        return bool(self.node_fault.any() or self.dead_transmitters.any() or self.corruption_probability > 0)
+
+    def kill_link(self, topology: Topology, node: int, direction: int, both: bool) -> None:
+        self.dead_transmitters[node * topology.n_ports + direction] = 1
+        if both:
+            other = int(topology.neighbours[node, direction])
+            self.dead_transmitters[other * topology.n_ports + int(topology.opposite[direction])] = 1
+
+    def copy(self) -> "FaultSet":
+        return FaultSet(self.node_fault.copy(), self.dead_transmitters.copy(), self.corruption_probability,
+                        list(self.notes))
+
+
+def random_faults(topology: Topology, rng: np.random.Generator, crashed: int = 0, byzantine: int = 0,
+                  behaviour: str = "alter", dead_links: int = 0, spare=(0,)) -> FaultSet:
+    """Distinct random nodes crash or turn Byzantine (never those in `spare`); random links die (both ways)."""
+    faults = FaultSet.none(topology)
+    candidates = np.setdiff1d(np.arange(topology.n_nodes), np.asarray(spare, dtype=np.int64))
+    chosen = rng.choice(candidates, size=crashed + byzantine, replace=False)
+    faults.node_fault[chosen[:crashed]] = S.FAULT_CRASH
+    faults.node_fault[chosen[crashed:]] = BEHAVIOURS[behaviour]
+    links = topology.links()
+    for row in rng.choice(len(links), size=dead_links, replace=False):
+        faults.kill_link(topology, int(links[row, 0]), int(links[row, 1]), both=True)
+    return faults
+
+
+def faults_from_config(config: Config, topology: Topology) -> FaultSet:
+    n = topology.n_nodes
+    faults = FaultSet.none(topology)
+    for item in _items(config, "faults.crashed"):
+        faults.node_fault[_node(item, n)] = S.FAULT_CRASH
+    for item in _items(config, "faults.byzantine"):
+        if not isinstance(item.value, dict) or set(item.value) != {"node", "behaviour"}:
+            raise item.error("each entry of 'faults.byzantine' must be {node, behaviour}")
+        behaviour = item.value["behaviour"]
+        if behaviour.value not in BEHAVIOURS:
+            raise behaviour.error(f"'behaviour' must be one of {', '.join(BEHAVIOURS)}, got {behaviour.value!r}")
+        faults.node_fault[_node(item.value["node"], n)] = BEHAVIOURS[behaviour.value]
+    for item in _items(config, "faults.dead_links"):
+        if not isinstance(item.value, dict) or not {"node", "direction"} <= set(item.value) <= \
+                {"node", "direction", "both"}:
+            raise item.error("each entry of 'faults.dead_links' must be {node, direction[, both]}")
+        direction = item.value["direction"]
+        if not isinstance(direction.value, int) or not 0 <= direction.value < topology.n_ports:
+            raise direction.error(f"'direction' must be 0..{topology.n_ports - 1}, got {direction.value!r}")
+        both = item.value.get("both")
+        if both is not None and not isinstance(both.value, bool):
+            raise both.error("'both' must be true or false")
+        node = _node(item.value["node"], n)
+        if topology.neighbours[node, direction.value] < 0:
+            raise direction.error(f"node {node} has no link in direction {direction.value}")
+        faults.kill_link(topology, node, direction.value, bool(both and both.value))
+    spare = [_node(item, n) for item in _items(config, "faults.spare")]
+    if config["faults.random_crashed"] or config["faults.random_byzantine"] or config["faults.random_dead_links"]:
+        drawn = random_faults(topology, np.random.default_rng(config["faults.seed"]),
+                              config["faults.random_crashed"], config["faults.random_byzantine"],
+                              config["faults.random_behaviour"], config["faults.random_dead_links"],
+                              spare=spare + list(faults.faulty_nodes))
+        faults.node_fault = np.maximum(faults.node_fault, drawn.node_fault)
+        faults.dead_transmitters |= drawn.dead_transmitters
+    if config["faults.random_behaviour"] not in BEHAVIOURS:
+        raise config.error("faults.random_behaviour",
+                           f"'faults.random_behaviour' must be one of {', '.join(BEHAVIOURS)}")
+    faults.corruption_probability = config["faults.corruption_probability"]
+    if not 0 <= faults.corruption_probability <= 1:
+        raise config.error("faults.corruption_probability", "'faults.corruption_probability' must be in 0..1")
+    return faults
+
+
+def _items(config: Config, name: str) -> list[Located]:
+    value = config[name]
+    return value.value if isinstance(value, Located) else []
+
+
+def _node(item: Located, n: int) -> int:
+    if isinstance(item.value, bool) or not isinstance(item.value, int) or not 0 <= item.value < n:
+        raise item.error(f"expected a node number 0..{n - 1}, got {item.value!r}")
+    return item.value

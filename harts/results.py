@@ -1,0 +1,216 @@
+"""What a run produced: the delivery and packet logs (kept whole, or only summed up) and the summary.
+
+Times in the logs are ticks (byte times, 1/bytes_per_cycle of a cycle). Traffic packets have their
+traffic index as uid; packets that NPs send on their own have uids from NP_UID_BASE on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from .config import Config
+from .controller import state as S
+from .errors import SimulationError
+from .network import Topology
+
+NP_UID_BASE = S.NP_UID_BASE
+
+
+@dataclass
+class Tally:
+    """Sums over a run that the summary needs, kept as the logs are drained."""
+
+    unicast_packets: int = 0  # traffic unicast packets completed
+    unicast_hops: int = 0
+    unicast_stores: int = 0
+    unicast_dropped: int = 0
+    measured: int = 0  # unicast deliveries of packets created after the warm-up
+    latency_sum: int = 0  # ticks
+    latency_max: int = 0
+    deliveries: int = 0
+    records: int = 0  # packet records completed
+    contention: dict = field(default_factory=lambda: {"stored": 0, "retried": 0, "queued": 0})
+    contended_records: int = 0
+
+
+class Recorder:
+    """Takes the drained logs: sums what the summary needs and, if asked, keeps every row."""
+
+    def __init__(self, simulation, keep: bool):
+        self.keep = keep
+        self.warmup_ticks = simulation.config["run.warmup_cycles"] * simulation.config.bytes_per_cycle
+        self.tally = Tally()
+        self._deliveries: list[np.ndarray] = []
+        self._header: list[np.ndarray] = []
+        self._packets: list[np.ndarray] = []
+        self._words = simulation.layout.words
+
+    def take(self, deliveries: np.ndarray, header: np.ndarray, packets: np.ndarray) -> None:
+        t = self.tally
+        t.deliveries += deliveries.shape[1]
+        traffic_unicast = (deliveries[S.DL_UID] < NP_UID_BASE) & (deliveries[S.DL_ROUTE] == S.ROUTE_DESTINATION)
+        measured = traffic_unicast & (deliveries[S.DL_CREATE] >= self.warmup_ticks)
+        latency = deliveries[S.DL_TICK, measured] - deliveries[S.DL_CREATE, measured]
+        t.measured += int(measured.sum())
+        t.latency_sum += int(latency.sum())
+        t.latency_max = max(t.latency_max, int(latency.max(initial=0)))
+        unicast = (packets[S.PL_UID] < NP_UID_BASE) & (packets[S.PL_ROUTE] == S.ROUTE_DESTINATION)
+        t.unicast_packets += int(unicast.sum())
+        t.unicast_hops += int(packets[S.PL_HOPS, unicast].sum())
+        t.unicast_stores += int(packets[S.PL_STORES, unicast].sum())
+        t.unicast_dropped += int(np.count_nonzero(packets[S.PL_DROPPED, unicast]))
+        t.records += packets.shape[1]
+        contention = packets[S.PL_CONTENTION]
+        t.contended_records += int(np.count_nonzero(contention))
+        for name, bit in (("stored", S.CONTENTION_STORED), ("retried", S.CONTENTION_RETRIED),
+                          ("queued", S.CONTENTION_QUEUED)):
+            t.contention[name] += int(np.count_nonzero(contention & bit))
+        if self.keep:
+            self._deliveries.append(deliveries)
+            self._header.append(header)
+            self._packets.append(packets)
+
+    def finish(self) -> "Logs":
+        if not self.keep:
+            return Logs(None, None, None, self.tally)
+        return Logs(np.concatenate(self._deliveries + [np.zeros((S.DL_ROWS, 0), np.int64)], axis=1),
+                    np.concatenate(self._header + [np.zeros((0, max(self._words, 1)), np.int64)], axis=0),
+                    np.concatenate(self._packets + [np.zeros((S.PL_ROWS, 0), np.int64)], axis=1), self.tally)
+
+
+@dataclass
+class Logs:
+    deliveries: np.ndarray | None  # state.DL_* rows, one column per delivered copy, in delivery order
+    delivery_header: np.ndarray | None  # (copies, header words): each copy's header as delivered
+    packets: np.ndarray | None  # state.PL_* rows, one column per packet record, in completion order
+    tally: Tally
+
+
+@dataclass
+class Result:
+    """Everything a run produced."""
+
+    config: Config
+    topology: Topology
+    layout: object  # simulation.HeaderLayout
+    program: object  # np.program.Program
+    traffic: object  # the traffic.Traffic given to run(), or None for a config's streamed traffic
+    traffic_packets: int  # traffic records handed to the NPs
+    logs: Logs
+    transmitters: np.ndarray
+    nodes: np.ndarray
+    stats: np.ndarray
+    wall_seconds: float  # the simulation itself
+    startup_seconds: float  # loading (or the first time, compiling) the kernel
+    faults: object
+
+    @property
+    def bytes_per_cycle(self) -> int:
+        return self.config.bytes_per_cycle
+
+    @property
+    def ticks(self) -> int:
+        return int(self.stats[S.ST_TIME]) + 1
+
+    @property
+    def cycles(self) -> Fraction:
+        return Fraction(self.ticks, self.bytes_per_cycle)
+
+    @property
+    def deliveries(self) -> np.ndarray:
+        return self._kept(self.logs.deliveries)
+
+    @property
+    def delivery_header(self) -> np.ndarray:
+        return self._kept(self.logs.delivery_header)
+
+    @property
+    def packets(self) -> np.ndarray:
+        return self._kept(self.logs.packets)
+
+    def _kept(self, table):
+        if table is None:
+            raise SimulationError("this run kept only its summary (run(keep=False))")
+        return table
+
+    def header(self, name: str) -> np.ndarray:
+        """A header field of every delivered copy, as delivered."""
+        return self.delivery_header[:, self.layout.fields[name]]
+
+    def packet(self, uid: int) -> np.ndarray:
+        """The packet log column of one packet."""
+        column = np.nonzero(self.packets[S.PL_UID] == uid)[0]
+        if len(column) != 1:
+            raise SimulationError(f"packet {uid} is in the packet log {len(column)} times")
+        return self.packets[:, column[0]]
+
+    def unicast_latency(self, uid: int) -> Fraction:
+        """Exact latency of one unicast packet in cycles."""
+        row = np.nonzero(self.deliveries[S.DL_UID] == uid)[0]
+        if len(row) != 1:
+            raise SimulationError(f"packet {uid} was delivered {len(row)} times")
+        ticks = int(self.deliveries[S.DL_TICK, row[0]]) - int(self.deliveries[S.DL_CREATE, row[0]])
+        return Fraction(ticks, self.bytes_per_cycle)
+
+    def copies_of(self, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The delivery-log columns of the copies NPs sent for the traffic records `origins` (uids, e.g.
+        broadcast initiations), and for each copy the position in `origins` of its origin."""
+        dl = self.deliveries
+        origins = np.asarray(origins, dtype=np.int64)
+        order = np.argsort(origins)
+        rows = np.nonzero(dl[S.DL_UID] >= NP_UID_BASE)[0]
+        at = np.searchsorted(origins[order], dl[S.DL_ORIGIN, rows])
+        at = np.minimum(at, max(len(origins) - 1, 0))
+        hit = (len(origins) > 0) & (origins[order][at] == dl[S.DL_ORIGIN, rows]) if len(origins) else \
+            np.zeros(len(rows), bool)
+        return rows[hit], order[at[hit]]
+
+    def summary(self) -> dict:
+        bpc = self.bytes_per_cycle
+        t = self.logs.tally
+        cycles = float(self.cycles)
+        n_links = len(self.topology.links())
+        link_bytes = int(self.transmitters[:, S.TX_BYTES].sum())
+        capacity = self.config["bmu.capacity_bytes"]
+        hops = int(self.stats[S.ST_HOPS])
+        return {
+            "topology": self.topology.name,
+            "nodes": self.topology.n_nodes,
+            "microcode": self.config["microcode"],
+            "packets": t.unicast_packets,
+            "packets_measured": t.measured,
+            "initiations": int(self.traffic_packets - t.unicast_packets),
+            "deliveries": t.deliveries,
+            "latency_mean_cycles": t.latency_sum / t.measured / bpc if t.measured else None,
+            "latency_max_cycles": t.latency_max / bpc if t.measured else None,
+            "mean_hops": t.unicast_hops / t.unicast_packets if t.unicast_packets else None,
+            "stores_per_packet": t.unicast_stores / t.unicast_packets if t.unicast_packets else None,
+            "link_utilisation": link_bytes / (n_links * bpc * cycles),
+            "bmu_utilisation": float(self.nodes[:, S.ND_BMU_INTEGRAL].sum()) / (capacity * self.topology.n_nodes
+                                                                             * self.ticks),
+            "bmu_peak_bytes": int(self.nodes[:, S.ND_BMU_PEAK].max()),
+            "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
+            "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),
+            "packet_hops": hops,
+            "microinstructions": int(self.stats[S.ST_INSTRUCTIONS]),
+            "events": int(self.stats[S.ST_EVENTS]),
+            "contention_free": t.contended_records == 0,
+            "packets_stored": t.contention["stored"],
+            "packets_retried": t.contention["retried"],
+            "packets_queued": t.contention["queued"],
+            "packets_in_flight_peak": int(self.stats[S.ST_IN_FLIGHT_PEAK]),
+            "dropped_by_faults": int(self.stats[S.ST_DROPS] - self.stats[S.ST_OVERFLOWS]),
+            "dropped_by_bmu_overflow": int(self.stats[S.ST_OVERFLOWS]),
+            "corrupted_transmissions": int(self.stats[S.ST_CORRUPTED]),
+            "forged_packets": int(self.stats[S.ST_FORGED]),
+            "simulated_cycles": round(cycles, 3),
+            "wall_seconds": self.wall_seconds,
+            "kernel_startup_seconds": self.startup_seconds,
+            "cycles_per_second": cycles / self.wall_seconds if self.wall_seconds > 0 else None,
+            "node_cycles_per_second": cycles * self.topology.n_nodes / self.wall_seconds
+            if self.wall_seconds > 0 else None,
+            "packet_hops_per_second": hops / self.wall_seconds if self.wall_seconds > 0 else None,
+        }

@@ -1,0 +1,1 @@
+"""Tools around the engine: zero-load calibration, the speed benchmark, VCD waveforms."""

@@ -1,0 +1,70 @@
+"""Zero-load calibration: measure S, r and d of the latency model S + rM + (h-1)d from unicast runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..config import Config
+from ..controller import state
+from ..simulation import Simulation
+from ..traffic import unicast
+
+LENGTHS = (64, 128, 512)
+
+
+@dataclass
+class Calibration:
+    topology: str
+    S: Fraction
+    r: Fraction
+    d: Fraction
+    max_residual: Fraction
+    probes: list[dict]  # hops, length, destination, latency, model
+
+    def as_dict(self) -> dict:
+        return {
+            "S_cycles": float(self.S), "r_cycles_per_byte": float(self.r), "d_cycles": float(self.d),
+            "S": str(self.S), "r": str(self.r), "d": str(self.d),
+            "max_residual_cycles": float(self.max_residual), "probes": len(self.probes),
+            "hops_checked": sorted({p["hops"] for p in self.probes}),
+            "lengths_checked": list(LENGTHS),
+        }
+
+
+def calibrate(config: Config, lengths=LENGTHS) -> Calibration:
+    """Send one packet at a time from node 0 to every other node, at every length, on an idle network."""
+    sim = Simulation(config)
+    topo = sim.topology
+    destinations = np.arange(1, topo.n_nodes)
+    hops = topo.distance(np.zeros(len(destinations), np.int64), destinations)
+    # Spacing so that no probe can meet the previous one: far more than any zero-load latency.
+    spacing = 10 * (max(lengths) + 64 * int(hops.max()))
+    dst = np.repeat(destinations, len(lengths))
+    length = np.tile(np.asarray(lengths), len(destinations))
+    create = np.arange(len(dst)) * spacing
+    result = sim.run(unicast(create, np.zeros(len(dst)), dst, length))
+    dl = result.deliveries
+    ticks = np.zeros(len(dst), dtype=np.int64)
+    ticks[dl[state.DL_UID]] = dl[state.DL_TICK] - dl[state.DL_CREATE]
+    latency = [Fraction(int(t), result.bytes_per_cycle) for t in ticks]
+    hop_of = np.repeat(hops, len(lengths))
+
+    def measured(h: int, m: int) -> Fraction:
+        i = next(k for k in range(len(dst)) if hop_of[k] == h and length[k] == m)
+        return latency[i]
+
+    m0, m1 = lengths[0], lengths[1]
+    r = (measured(1, m1) - measured(1, m0)) / (m1 - m0)
+    S = measured(1, m0) - r * m0
+    d = measured(2, m0) - measured(1, m0) if hops.max() >= 2 else Fraction(0)
+    probes = []
+    worst = Fraction(0)
+    for k in range(len(dst)):
+        model = S + r * int(length[k]) + (int(hop_of[k]) - 1) * d
+        worst = max(worst, abs(model - latency[k]))
+        probes.append({"hops": int(hop_of[k]), "length": int(length[k]), "destination": int(dst[k]),
+                       "latency": latency[k], "model": model})
+    return Calibration(topo.name, S, r, d, worst, probes)
