@@ -88,7 +88,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from .calibrate import calibrate
+    from .tools.calibrate import calibrate
     config = _config(args.config)
     cal = calibrate(config)
     data = {"topology": cal.topology, **cal.as_dict()}

@@ -22,7 +22,7 @@ from .config import Config, hex_config
 from .controller import state as S
 from .controller.engine import compiled_kernel, run_kernel
 from .controller.microcode import Microprogram, assemble
-from .errors import SimulationError
+from .errors import InputError, SimulationError
 from .faults.fault_set import FaultSet, faults_from_config
 from .invariants import RunChecks
 from .kernel_cache import kernel_is_cached
@@ -30,6 +30,7 @@ from .network import Topology, build_topology, node_count, port_count
 from .np.program import MAX_SENDS, Program, load_program
 from .results import Recorder, Result
 from .traffic import Traffic, TrafficSource, build_traffic, unicast
+from .yamlsource import Located
 
 LOG_ROWS = 1 << 15  # delivery and packet log rows between drains
 _ERROR_TEXT = {
@@ -124,7 +125,7 @@ class Simulation:
         try:
             nodes, ports = node_count(spec), port_count(spec)
         except ValueError as exc:
-            raise config.error("topology", f"'topology': {exc}") from None
+            raise _topology_error(config, str(exc)) from None
         self.microprogram = microprogram or assemble(config.microcode_path())
         self.program = program or load_program(config["np.program"], config.file_relative("."))
         contexts = ports + config["bmu.injection_contexts"]
@@ -406,6 +407,20 @@ class Simulation:
             raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
                                   f"(stopped at cycle {cycle:g})")
         raise SimulationError(f"internal error {code} at cycle {cycle:g}")
+
+
+def _topology_error(config: Config, message: str) -> InputError:
+    """A bad topology spec, reported at the line of the key the message names (else of the section)."""
+    item = config["topology"]
+    line = config.lines.get("topology")
+    if isinstance(item, Located):
+        keys = item.value
+        # the key quoted first in the message is the one it is about (else a key it mentions)
+        quoted = sorted((message.index(f"'{key}'"), key) for key in keys if f"'{key}'" in message)
+        named = [key for _, key in quoted] or [key for key in keys if key in message]
+        if named:
+            line = keys[named[0]].line
+    return InputError(f"'topology': {message}", config.path, line)
 
 
 class _Lookahead:

@@ -2,11 +2,12 @@
 
 from fractions import Fraction
 
-from harts.config import defaults
+from harts.config import hex_config
 
 
-def config(**overrides):
-    return defaults().with_values(**overrides)
+def config(size=5, **overrides):
+    """The defaults on the hexagonal mesh E-size, with keys replaced as in Config.with_values."""
+    return hex_config(size, **overrides)
 
 
 def closed_form(cfg):

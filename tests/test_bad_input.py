@@ -10,7 +10,7 @@ import pytest
 from harts.cli import main
 from harts.config import load_config
 from harts.errors import InputError
-from harts.microcode import assemble
+from harts.controller.microcode import assemble
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,7 @@ program:
   - {op: wait_tail}
   - {op: done}
   - {label: i, op: wait_header}
-  - {label: again, op: forward, via: route, else: again}
+  - {label: again, op: forward, via: adaptive, else: again}
   - {op: wait_tail}
   - {op: done}
 """
@@ -45,10 +45,14 @@ def test_good_program_assembles(tmp_path):
 @pytest.mark.parametrize("old,new,line,words", [
     ("op: deliver", "op: teleport", 5, "unknown instruction 'teleport'"),
     ("else: again", "else: nowhere", 9, "undefined label 'nowhere'"),
-    ("via: route", "via: sideways", 9, "'via' must be one of"),
-    ("op: forward, via: route, else: again", "op: forward, via: route", 9, "needs operand 'else'"),
+    ("via: adaptive", "via: sideways", 9, "'via' must be one of"),
+    ("via: adaptive", "via: segment", 9, "needs 'header: {segments: K}'"),
+    ("{op: deliver}", "{op: add, field: distance, value: -1}", 5, "not a declared header field"),
+    ("{op: deliver}", "{op: branch, if: distance == 0, goto: r}", 5, "'distance' is not a declared header field"),
+    ("{op: deliver}", "{op: branch, if: route == sideways, goto: r}", 5, "or one of destination, direction"),
+    ("op: forward, via: adaptive, else: again", "op: forward, via: adaptive", 9, "needs operand 'else'"),
     ("{op: deliver}", "{op: deliver, cycles: two}", 5, "'cycles' must be an integer"),
-    ("{op: deliver}", "{op: branch, if: sunny, goto: r}", 5, "'if' must be one of"),
+    ("{op: deliver}", "{op: branch, if: sunny, goto: r}", 5, "'if' must be arrived, local or a comparison"),
     ("{label: i, op: wait_header}", "{label: r, op: wait_header}", 8, "label 'r' is defined twice"),
     ("inject: i}", "inject: nope}", 2, "undefined label 'nope'"),
 ])
@@ -69,19 +73,24 @@ def test_program_that_runs_off_the_end(tmp_path):
 
 
 @pytest.mark.parametrize("text,line,words", [
-    ("mesh:\n  size: 2\n", 2, "must be >= 3"),
-    ("mesh:\n  size: five\n", 2, "expects an integer"),
-    ("mesh:\n  sise: 5\n", 2, "unknown key 'mesh.sise'"),
+    ("mesh:\n  size: 5\n", 2, "'mesh.size' was replaced by 'topology: {kind: hex, size: N}'"),
+    ("topology: {kind: hex, sise: 5}\n", 1, "'sise' is not a key of topology kind 'hex', which takes 'size'"),
+    ("topology: [5]\n", 1, "expects a mapping"),
+    ("topology:\n  kind: hexagon\n  size: 5\n", 2, "unknown topology kind 'hexagon'"),
+    ("topology:\n  kind: torus\n  dims: [8, 8]\n  size: 5\n", 4, "'size' is not a key of topology kind 'torus'"),
+    ("topology: {kind: hex, size: 2}\n", 1, ">= 3"),
+    ("topology: {kind: torus, dims: [8, 2]}\n", 1, ">= 3"),
+    ("topology: {kind: mesh_hypercube, levels: 3, cube: 6}\n", 1, "power of two"),
     ("traffic:\n  uniform:\n    load: -0.1\n", 3, "must be >= 0"),
     ("microcode: nonexistent\n", 1, "microprogram 'nonexistent' not found"),
     ("run:\n  seed: [1]\n", 2, "expects an integer"),
-    ("mesh: [5]\n", 1, "expects a mapping"),
-    ("mesh:\n  size: 5\n size: 4\n", None, "invalid YAML"),
+    ("run:\n  cycles: 5\n cycles: 4\n", None, "invalid YAML"),
 ])
 def test_config_errors_name_the_line(tmp_path, text, line, words):
+    from harts.simulation import Simulation
     path = write(tmp_path, "bad.yaml", text)
     with pytest.raises(InputError) as err:
-        load_config(path)
+        Simulation(load_config(path))
     assert words in str(err.value), str(err.value)
     if line is not None:
         assert err.value.line == line
@@ -90,7 +99,7 @@ def test_config_errors_name_the_line(tmp_path, text, line, words):
 def test_missing_traffic_field_names_line(tmp_path):
     from harts.simulation import Simulation
     path = write(tmp_path, "bad.yaml", """
-        mesh: {size: 3}
+        topology: {kind: hex, size: 3}
         traffic:
           packets:
             - {cycle: 0, source: 0, destination: 3, length: 64}
@@ -107,7 +116,7 @@ def run_cli(*args):
 
 @pytest.mark.parametrize("args,words", [
     (["run", "no/such/file.yaml"], "no/such/file.yaml: file not found"),
-    (["bench", "--size", "2"], "mesh size must be >= 3"),
+    (["bench", "--cycles", "0"], "expected a positive integer"),
     (["bench", "--load", "-1"], "load must be >= 0"),
     (["frobnicate"], "invalid choice"),
 ])
@@ -122,10 +131,10 @@ def test_cli_one_line_exit_2(args, words):
 
 
 def test_cli_bad_config_reports_file_and_line(tmp_path):
-    path = write(tmp_path, "bad.yaml", "mesh:\n  size: 5\ntiming:\n  header_bytes: -3\n")
+    path = write(tmp_path, "bad.yaml", "topology: {kind: hex, size: 5}\ntiming:\n  header_bytes: -3\n")
     proc = run_cli("run", str(path))
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"harts: error: {path}:4: 'timing.header_bytes' must be >= 1, got -3"
+    assert proc.stderr.strip() == f"harts: error: {path}:3: 'timing.header_bytes' must be >= 1, got -3"
 
 
 def test_main_returns_2_for_bad_microcode(tmp_path, capsys):

@@ -7,8 +7,8 @@ import networkx as nx
 import pytest
 
 from harts.broadcast import run_broadcast
-from harts.calibrate import calibrate
-from harts.reference import best_case_latency, broadcast_copies
+from harts.reference.kandlur_shin import best_case_latency, broadcast_copies
+from harts.tools.calibrate import calibrate
 
 from .helpers import config
 
@@ -29,7 +29,7 @@ def paper_graph(n):
 
 @pytest.fixture(scope="module")
 def model():
-    cal = calibrate(config(mesh__size=5))
+    cal = calibrate(config(5))
     return cal.S, cal.r, cal.d
 
 
@@ -68,19 +68,20 @@ def test_single_copy_broadcasts_reach_every_node_once(algorithm, n):
 def test_engine_delivers_the_reference_copies_at_zero_load(algorithm, n, model):
     S, r, d = model
     source = 3 * n * (n - 1) // 2  # any node; the mesh is node-symmetric
-    run = run_broadcast(config(mesh__size=n), algorithm, source=source, length=128)
+    run = run_broadcast(config(n), algorithm, source=source, length=128)
     reference = broadcast_copies(algorithm, n, source=source)
     engine = Counter((c.node, c.path, c.transmissions, c.cut_throughs) for c in run.copies)
     assert engine == Counter((c.node, c.path, c.transmissions, c.cut_throughs) for c in reference)
     for c in run.copies:
         assert c.arrival == c.transmissions * (S + r * 128) + c.cut_throughs * d
         assert not c.marked
+        assert c.contention == 0  # a zero-load broadcast is contention-free: every copy took its formula time
 
 
 @pytest.mark.parametrize("n", [3, 6, 11])
 def test_sfbcast_is_sbcast_tree_stored_at_every_hop(n, model):
     S, r, d = model
-    run = run_broadcast(config(mesh__size=n), "sfbcast", length=64)
+    run = run_broadcast(config(n), "sfbcast", length=64)
     reference = broadcast_copies("sbcast", n)
     assert Counter((c.node, c.path) for c in run.copies) == Counter((c.node, c.path) for c in reference)
     for c in run.copies:
@@ -109,7 +110,7 @@ def printed_table_one(algorithm, n, S, r, d, M):
 @pytest.mark.parametrize("algorithm", ALL + ["sfbcast"])
 def test_table_one_to_the_tick(algorithm, n, M, model):
     S, r, d = model
-    run = run_broadcast(config(mesh__size=n), algorithm, length=M)
+    run = run_broadcast(config(n), algorithm, length=M)
     tree = "sbcast" if algorithm == "sfbcast" else algorithm
     if algorithm == "sfbcast":
         expected = max((len(c.path) - 1) * (S + r * M) for c in broadcast_copies(tree, n))
@@ -128,15 +129,16 @@ def test_table_one_to_the_tick(algorithm, n, M, model):
 def test_np_processing_time_adds_once_per_relay_on_the_slowest_path(model):
     S, r, d = model
     n = 6
-    slow = run_broadcast(config(mesh__size=n, timing__np_receive_cycles=4), "sbcast", length=64)
+    slow = run_broadcast(config(n, timing__np_receive_cycles=4), "sbcast", length=64)
     assert slow.latency == 2 * (S + r * 64) + (n - 3) * d + 4
 
 
 def test_broadcast_over_background_traffic_still_delivers_k_copies(model):
     S, r, d = model
-    cfg = config(mesh__size=5, traffic__uniform__load=0.6, run__cycles=3000, run__warmup_cycles=1500)
+    cfg = config(5, traffic__uniform__load=0.6, run__cycles=3000, run__warmup_cycles=1500)
     run = run_broadcast(cfg, "3bcast", length=512)
     counts = run.copies_per_node()
     assert set(counts.values()) == {3} and len(counts) == 60
     assert run.latency > 2 * (S + r * 512) + 2 * (5 - 2) * d  # it met other packets on the way
     assert any(c.marked for c in run.copies)  # some tee found its transmitter busy
+    assert not run.summary()["contention_free"]

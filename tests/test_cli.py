@@ -16,7 +16,8 @@ def harts(*args):
 
 def test_run_prints_a_summary(tmp_path):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("mesh: {size: 5}\ntraffic: {uniform: {load: 0.2}}\nrun: {cycles: 3000, warmup_cycles: 500}\n")
+    cfg.write_text("topology: {kind: hex, size: 5}\ntraffic: {uniform: {load: 0.2}}\n"
+                   "run: {cycles: 3000, warmup_cycles: 500}\n")
     data = json.loads(harts("run", str(cfg), "--json"))
     assert data["packets"] == data["deliveries"] > 100
     assert 0 < data["link_utilisation"] < 0.2
@@ -27,7 +28,7 @@ def test_run_prints_a_summary(tmp_path):
 
 def test_shipped_explicit_config_runs():
     data = json.loads(harts("run", "configs/explicit_e5.yaml", "--json"))
-    assert data["packets"] == 3 and data["broadcast_worms"] == 1 and data["deliveries"] == 7
+    assert data["packets"] == 3 and data["initiations"] == 1 and data["deliveries"] == 7
 
 
 def test_calibrate_reports_zero_residual():
@@ -39,10 +40,13 @@ def test_calibrate_reports_zero_residual():
     assert "largest residual: 0.0 cycles" in text
 
 
-def test_bench_reports_node_cycles_per_second():
-    data = json.loads(harts("bench", "--size", "4", "--load", "0.2", "--cycles", "2000", "--json"))
-    assert data["nodes"] == 37
-    assert data["node_cycles_per_second"] > 0
+def test_bench_reports_packet_hops_per_second(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("topology: {kind: hex, size: 4}\n")
+    data = json.loads(harts("bench", "--config", str(cfg), "--load", "0.2", "--cycles", "2000", "--json"))
+    assert data["nodes"] == 37 and data["topology"] == "E-4" and data["load"] == 0.2
+    assert data["packet_hops_per_second"] > 0 and data["node_cycles_per_second"] > 0
+    assert data["packet_hops"] > data["packets"] > 0
     assert "kernel_startup_seconds" in data
 
 

@@ -6,13 +6,14 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from harts import state as S
 from harts.broadcast import run_broadcast
-from harts.faults import BEHAVIOURS, FaultSet, random_faults
-from harts.reception import decide
+from harts.controller import state as S
+from harts.faults.fault_set import BEHAVIOURS, FaultSet, random_faults
+from harts.faults.reception import decide
+from harts.faults.tolerance import deadline_ticks, tolerance
+from harts.np.kandlur_shin import ALGORITHMS
 from harts.simulation import Simulation
-from harts.tolerance import deadline_ticks, tolerance
-from harts.traffic import broadcasts
+from harts.traffic import initiations
 
 from .helpers import config
 
@@ -31,21 +32,16 @@ DEADLINES = {}
 
 
 def decisions(sim, algorithm, faults, rule="majority", length=64):
-    traffic = broadcasts([0], [SOURCE], [sim_algorithm(algorithm)], [length])
-    key = (sim.topology.size, algorithm, length)
+    traffic = initiations([0], [SOURCE], [ALGORITHMS[algorithm]], [length])
+    key = (sim.topology.name, algorithm, length)
     if key not in DEADLINES:
         DEADLINES[key] = deadline_ticks(sim, algorithm, length, SOURCE)
     return decide(sim.run(traffic, faults=faults), rule, DEADLINES[key])
 
 
-def sim_algorithm(name):
-    from harts.relay import ALGORITHMS
-    return ALGORITHMS[name]
-
-
 @pytest.mark.parametrize("algorithm", list(K))
 def test_e3_any_k_minus_1_crashed_nodes_exhaustively(algorithm):
-    sim = Simulation(config(mesh__size=3))
+    sim = Simulation(config(3))
     k = K[algorithm]
     others = [v for v in range(sim.topology.n_nodes) if v != SOURCE]
     sets = 0
@@ -59,7 +55,7 @@ def test_e3_any_k_minus_1_crashed_nodes_exhaustively(algorithm):
 @pytest.mark.parametrize("behaviour", list(BEHAVIOURS))
 @pytest.mark.parametrize("algorithm", list(K))
 def test_e3_any_floor_half_byzantine_nodes_exhaustively(algorithm, behaviour):
-    sim = Simulation(config(mesh__size=3))
+    sim = Simulation(config(3))
     f = (K[algorithm] - 1) // 2
     others = [v for v in range(sim.topology.n_nodes) if v != SOURCE]
     for byzantine in combinations(others, f):
@@ -69,7 +65,7 @@ def test_e3_any_floor_half_byzantine_nodes_exhaustively(algorithm, behaviour):
 
 def path_masks(n, algorithm):
     """Per node, a bitmask of the internal nodes of each copy's path, from the engine at zero load."""
-    run = run_broadcast(config(mesh__size=n), algorithm, source=SOURCE, length=64)
+    run = run_broadcast(config(n), algorithm, source=SOURCE, length=64)
     masks = {}
     for copy in run.copies:
         bits = 0
@@ -117,7 +113,7 @@ def test_e4_exhaustively_by_the_engine_paths(algorithm):
 def test_engine_decides_what_the_paths_predict(algorithm, n):
     """The path analysis above is what the engine does: random fault sets, node by node."""
     k = K[algorithm]
-    sim = Simulation(config(mesh__size=n))
+    sim = Simulation(config(n))
     masks = path_masks(n, algorithm)
     rng = np.random.default_rng(11)
     for trial in range(25):
@@ -135,7 +131,7 @@ def test_engine_decides_what_the_paths_predict(algorithm, n):
 @pytest.mark.parametrize("algorithm", list(K))
 def test_e7_random_fault_sets_within_the_bound(algorithm):
     k = K[algorithm]
-    sim = Simulation(config(mesh__size=7))
+    sim = Simulation(config(7))
     rng = np.random.default_rng(5)
     for behaviour in BEHAVIOURS:
         for _ in range(15):
@@ -149,7 +145,7 @@ def test_e7_random_fault_sets_within_the_bound(algorithm):
 def test_one_fault_beyond_the_bound_can_defeat_a_node():
     """The bounds are tight: crashing the k neighbours that feed a node its k copies, or making
     floor((k-1)/2) + 1 of them Byzantine, leaves it without the right value."""
-    sim = Simulation(config(mesh__size=5))
+    sim = Simulation(config(5))
     for algorithm, k in K.items():
         run = run_broadcast(sim.config, algorithm, source=SOURCE, length=64)
         node = max(run.copies, key=lambda c: len(c.path)).node
@@ -163,7 +159,7 @@ def test_one_fault_beyond_the_bound_can_defeat_a_node():
 def test_how_decisions_degrade_beyond_the_bound():
     """SBCAST loses nodes to a single crash; two copies cannot outvote one altered copy, so 2-BCAST does
     worse than SBCAST against one Byzantine node; more copies degrade more gracefully."""
-    cfg = config(mesh__size=5)
+    cfg = config(5)
     assert tolerance(cfg, "sbcast", "crash", 1, trials=60)[1].correct_fraction < 1
     two = tolerance(cfg, "2bcast", "byzantine", 1, trials=60)[1].correct_fraction
     one = tolerance(cfg, "sbcast", "byzantine", 1, trials=60)[1].correct_fraction
@@ -173,16 +169,16 @@ def test_how_decisions_degrade_beyond_the_bound():
 
 
 def test_first_valid_decides_exactly_where_an_undamaged_copy_arrived():
-    sim = Simulation(config(mesh__size=5))
+    sim = Simulation(config(5))
     faults = FaultSet.none(sim.topology)
     faults.corruption_probability = 0.1
-    traffic = broadcasts([0], [SOURCE], [sim_algorithm("3bcast")], [64])
+    traffic = initiations([0], [SOURCE], [ALGORITHMS["3bcast"]], [64])
     result = sim.run(traffic, faults=faults)
     assert result.stats[S.ST_CORRUPTED] > 0
     first = decide(result, "first-valid", 10**9)
     major = decide(result, "majority", 10**9)
     dl = result.deliveries
-    undamaged = set(dl[S.DL_NODE, dl[S.DL_FLAGS] & S.FLAG_CORRUPT == 0].tolist())
+    undamaged = set(dl[S.DL_NODE, dl[S.DL_CORRUPT] == 0].tolist())
     for node in range(sim.topology.n_nodes):
         if node != SOURCE:
             assert bool(first.correct[0, node]) == (node in undamaged)
@@ -191,10 +187,12 @@ def test_first_valid_decides_exactly_where_an_undamaged_copy_arrived():
 
 
 def test_every_packet_is_delivered_or_dropped_by_a_named_fault_under_load():
-    cfg = config(mesh__size=5, traffic__uniform__load=0.5, run__cycles=3000, faults__random_crashed=3,
+    cfg = config(5, traffic__uniform__load=0.5, run__cycles=3000, faults__random_crashed=3,
                  faults__random_dead_links=4, faults__corruption_probability=0.01, faults__seed=3)
     result = Simulation(cfg).run()  # the invariants: delivered once, or dropped with a reason
     summary = result.summary()
-    dropped = result.packets[S.PK_DROPPED, : len(result.traffic)] != 0
+    pl = result.packets
+    dropped = pl[S.PL_DROPPED] != 0
     assert summary["dropped_by_faults"] > 0 and dropped.sum() > 0
-    assert summary["deliveries"] + int(dropped[result.traffic.kind == S.KIND_UNICAST].sum()) == summary["packets"]
+    assert set(pl[S.PL_DROPPED, dropped]) <= set(S.DROP_NAMES)  # every drop has a named reason
+    assert summary["deliveries"] + int(dropped.sum()) == summary["packets"]

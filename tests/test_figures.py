@@ -5,8 +5,8 @@ import csv
 
 import pytest
 
-from harts.claims import _curves, knee_load
-from harts.figures import reproduce
+from harts.experiments.kandlur_shin.claims import _curves, knee_load
+from harts.experiments.kandlur_shin.figures import reproduce
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harts.experiment import Point, Precision, SaturationProbe, execute
-from harts.sweep import run_tasks
+from harts.experiments.kandlur_shin.points import Point, Precision, SaturationProbe
+from harts.experiments.sweep import execute, run_tasks
 
 TINY = Precision("tiny", broadcasts_per_replication=3, min_replications=2, max_replications=2, max_seconds=5)
 REPO = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harts.config import load_config
 from harts.simulation import Simulation
-from harts.trace import write_trace
+from harts.tools.trace import write_trace
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -85,7 +85,7 @@ def test_microcode_check_lists_or_names_the_error(tmp_path):
     assert lines[1].split()[:3] == ["0", "receive", "wait_header"]
     assert any("tee" in line and "via straight else relay_blocked" in line for line in lines)
     bad_file = tmp_path / "bad.yaml"
-    bad_file.write_text((REPO / "microcode" / "harts.yaml").read_text().replace("op: dec_distance", "op: dec"))
+    bad_file.write_text((REPO / "microcode" / "harts.yaml").read_text().replace("op: add", "op: dec"))
     bad = subprocess.run([sys.executable, "-m", "harts.cli", "microcode", "check", str(bad_file)],
                          cwd=REPO, capture_output=True, text=True)
     assert bad.returncode == 2

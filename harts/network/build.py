@@ -71,7 +71,7 @@ def _parse(spec) -> tuple[str, tuple]:
     keys = _KEYS[kind]
     for key in spec:
         if key != "kind" and key not in keys:
-            raise ValueError(f"topology kind '{kind}' takes only {_quoted(keys)}, not {key!r}")
+            raise ValueError(f"{key!r} is not a key of topology kind '{kind}', which takes {_quoted(keys)}")
     for key in keys:
         if key not in spec:
             raise ValueError(f"topology kind '{kind}' needs {_quoted(keys)}; '{key}' is missing")
