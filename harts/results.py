@@ -106,6 +106,7 @@ class Result:
     wall_seconds: float  # the simulation itself
     startup_seconds: float  # loading (or the first time, compiling) the kernel
     faults: object
+    np_state: np.ndarray  # (nodes, Program.state_words): what each NP's procedure kept, at the end
 
     @property
     def bytes_per_cycle(self) -> int:
@@ -197,6 +198,7 @@ class Result:
             "packet_hops": hops,
             "microinstructions": int(self.stats[S.ST_INSTRUCTIONS]),
             "events": int(self.stats[S.ST_EVENTS]),
+            "ticks_with_work": int(self.stats[S.ST_TICKS]),
             "contention_free": t.contended_records == 0,
             "packets_stored": t.contention["stored"],
             "packets_retried": t.contention["retried"],

@@ -186,6 +186,11 @@ class Simulation:
         topo = self.topology
         words = {name: word for name, word in self.layout.fields.items()}
         tables = np.full((1, topo.n_nodes), -1, dtype=np.int64)
+        if self.program.route_tables is not None:
+            tables = np.ascontiguousarray(self.program.route_tables(topo), dtype=np.int64)
+            if tables.ndim != 2 or tables.shape[1] != topo.n_nodes:
+                raise SimulationError(f"NP program {self.program.name!r}: route tables must have one column per "
+                                      f"node ({topo.n_nodes}), got shape {tables.shape}")
         return S.Machine(self.microprogram.placed(words), params, topo.neighbours, topo.in_port,
                          topo.axis_positive, topo.axis_negative, topo.shape, topo.offset_table, tables)
 
@@ -213,7 +218,6 @@ class Simulation:
         ctx[:, S.CX_PENDING_TAIL] = -1
         ctx[:, S.CX_DONE_TICK] = -1
         per_node = topo.n_ports + self.config["bmu.injection_contexts"]
-        ctx[:, S.CX_NODE], ctx[:, S.CX_SLOT] = np.divmod(np.arange(contexts), per_node)
         tx = S.table(topo.n_nodes * topo.n_ports, S.TX_ROWS)
         tx[:, S.TX_DEAD] = faults.dead_transmitters
         tx[:, S.TX_UID] = -1
@@ -231,6 +235,7 @@ class Simulation:
         stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
         params = self.params.copy()
         params[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
+        params[S.PR_FAULTS] = faults.any()
         return {
             "machine": self._machine(params),
             "controller": S.Controller(ctx, S.table(contexts, self.layout.registers), tx, node),
@@ -333,7 +338,7 @@ class Simulation:
         self._raise_on_error(stats, state)
         result = Result(self.config, self.topology, self.layout, self.program, source.explicit if isinstance(
             traffic, Traffic) else None, uids, recorder.finish(), state["controller"].tx, node, stats, wall,
-            loaded - started, faults)
+            loaded - started, faults, state["processor"].state)
         if checks is not None:
             checks.finish(result, state)
         return result

@@ -10,8 +10,13 @@ and in the next tick otherwise (a signal raised in a tick is seen by earlier par
 
 The wheel has WHEEL_TICKS buckets of one tick; ids due later wait in a small binary heap and move to
 the wheel as the clock approaches them. A bit per bucket lets the clock jump straight to the next
-tick with work. The ids of the current tick are sorted once when the tick begins.
+tick with work. The ids due in the current tick are bits of a two-level bitmap over all ids, so they
+come out in increasing order without sorting, and one scheduled during the tick is a bit set.
 """
+
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from ..jit import kernel_call, kernel_part
 from .state import (
@@ -22,8 +27,7 @@ from .state import (
     NEVER,
     ST_CURRENT,
     ST_HEAP_SIZE,
-    ST_TICK_LENGTH,
-    ST_TICK_POSITION,
+    ST_TICKS,
     ST_TIME,
     WHEEL_TICKS,
 )
@@ -137,7 +141,9 @@ def schedule(clock, stats, e, t):
     state = clock.state[e]
     if state == EV_WHEEL:
         _unlink(clock, e)
-    # EV_TICK and EV_HEAP entries are left in place and recognised as stale when reached.
+    elif state == EV_TICK:
+        _clear_due(clock, e)
+    # an EV_HEAP entry is left in place and recognised as stale when it comes up
     if t >= NEVER:
         clock.time[e] = NEVER
         clock.state[e] = EV_IDLE
@@ -147,7 +153,7 @@ def schedule(clock, stats, e, t):
         t = now + 1
     clock.time[e] = t
     if t == now:
-        _insert_in_tick(clock, stats, e)
+        _set_due(clock, e)
         clock.state[e] = EV_TICK
     elif t - now < WHEEL_TICKS:
         _link(clock, e, t)
@@ -158,15 +164,18 @@ def schedule(clock, stats, e, t):
 
 
 @kernel_part
-def _insert_in_tick(clock, stats, e):
-    """Insert e among the ids of this tick not processed yet, keeping them sorted."""
-    position = stats[ST_TICK_POSITION]
-    i = stats[ST_TICK_LENGTH]
-    stats[ST_TICK_LENGTH] = i + 1
-    while i > position and clock.tick[i - 1] > e:
-        clock.tick[i] = clock.tick[i - 1]
-        i -= 1
-    clock.tick[i] = e
+def _set_due(clock, e):
+    w = e >> 6
+    clock.due[w] |= 1 << (e & 63)
+    clock.due_words[w >> 6] |= 1 << (w & 63)
+
+
+@kernel_part
+def _clear_due(clock, e):
+    w = e >> 6
+    clock.due[w] &= ~(1 << (e & 63))
+    if clock.due[w] == 0:
+        clock.due_words[w >> 6] &= ~(1 << (w & 63))
 
 
 @kernel_part
@@ -200,36 +209,20 @@ def next_wheel_tick(clock, stats):
     return best
 
 
-@kernel_part
-def _lowest_bit(x):
-    """Index of the lowest set bit of a non-zero int64."""
-    n = 0
-    low = x & -x
-    if low & 0xFFFFFFFF == 0:
-        n += 32
-        low >>= 32
-    if low & 0xFFFF == 0:
-        n += 16
-        low >>= 16
-    if low & 0xFF == 0:
-        n += 8
-        low >>= 8
-    if low & 0xF == 0:
-        n += 4
-        low >>= 4
-    if low & 0x3 == 0:
-        n += 2
-        low >>= 2
-    if low & 0x1 == 0:
-        n += 1
-    return n
+@intrinsic
+def _lowest_bit(typingctx, x):
+    """Index of the lowest set bit of a non-zero int64: one tzcnt instruction (LLVM's cttz)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+    return types.int64(types.int64), codegen
 
 
 @kernel_part
 def begin_tick(clock, stats, t):
-    """Make t the current tick: bring heap entries within the wheel's span onto it, then gather and sort
-    the ids due at t."""
+    """Make t the current tick: bring heap entries within the wheel's span onto it, then mark the ids due
+    at t."""
     stats[ST_TIME] = t
+    stats[ST_TICKS] += 1
     while stats[ST_HEAP_SIZE] > 0 and clock.heap_time[0] - t < WHEEL_TICKS:
         due = clock.heap_time[0]
         e = clock.heap_id[0]
@@ -238,54 +231,33 @@ def begin_tick(clock, stats, t):
             _link(clock, e, due)
             clock.state[e] = EV_WHEEL
     b = t & _MASK
-    n = 0
     e = clock.bucket[b]
     while e >= 0:
-        clock.tick[n] = e
+        _set_due(clock, e)
         clock.state[e] = EV_TICK
-        n += 1
         e = clock.next[e]
     clock.bucket[b] = -1
     clock.bits[b >> 6] &= ~(1 << (b & 63))
-    _sort(clock.tick, n)
-    stats[ST_TICK_LENGTH] = n
-    stats[ST_TICK_POSITION] = 0
     stats[ST_CURRENT] = -1
 
 
 @kernel_part
 def peek_due(clock, stats):
-    """The next id due in the current tick, in order, without taking it; -1 when the tick is done."""
-    now = stats[ST_TIME]
-    while stats[ST_TICK_POSITION] < stats[ST_TICK_LENGTH]:
-        e = clock.tick[stats[ST_TICK_POSITION]]
-        if clock.state[e] == EV_TICK and clock.time[e] == now:
-            return e
-        stats[ST_TICK_POSITION] += 1  # stale: rescheduled since
+    """The next id due in the current tick, without taking it; -1 when the tick is done. Every id still
+    marked comes after the one being processed (an earlier one scheduled now goes to the next tick)."""
+    first = (stats[ST_CURRENT] + 1) >> 12
+    for s in range(first, clock.due_words.shape[0]):
+        words = clock.due_words[s]
+        if words != 0:
+            w = (s << 6) + _lowest_bit(words)
+            return (w << 6) + _lowest_bit(clock.due[w])
     return -1
 
 
 @kernel_part
 def take_due(clock, stats, e):
     """Take id e, which peek_due returned: it is no longer due anywhere until it is scheduled again."""
-    stats[ST_TICK_POSITION] += 1
+    _clear_due(clock, e)
     clock.state[e] = EV_IDLE
     clock.time[e] = NEVER
     stats[ST_CURRENT] = e
-
-
-@kernel_part
-def _sort(ids, n):
-    """Shell sort of ids[0:n] in place (a tick holds a handful of ids, a few hundred on the largest meshes)."""
-    gap = 1
-    while gap < n // 3:
-        gap = 3 * gap + 1
-    while gap > 0:
-        for i in range(gap, n):
-            x = ids[i]
-            j = i
-            while j >= gap and ids[j - gap] > x:
-                ids[j] = ids[j - gap]
-                j -= gap
-            ids[j] = x
-        gap //= 3

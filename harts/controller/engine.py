@@ -90,7 +90,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
             if owner < 0:
                 np_run(offsets, procedure, machine, controller, packets, logs, clock, processor, -1 - owner, c)
             else:
-                proceed(machine, controller, packets, logs, clock, processor, owner, c)
+                proceed(machine, controller, packets, logs, clock, processor, owner, e - owner - 1, c)
             if stats[ST_ERROR] != 0:
                 return
         if i >= n_traffic and params[PR_TRAFFIC_MORE] != 0:
@@ -141,7 +141,7 @@ def _signature():
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two, two, two, two),
-               Packets(two, two), Logs(one, two, two, two), Clock(one, one, one, one, one, one, one, one, one, one),
+               Packets(two, two), Logs(one, two, two, two), Clock(one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -79,5 +79,6 @@ CODE_FIELD = 5  # header word (or pseudo-field) a field instruction or compariso
 CODE_VALUE = 6  # the constant of a field instruction or comparison
 CODE_COMPARE = 7  # CMP_*
 CODE_UNTIL = 8  # tee: header word that stops the forward at 0 (only delivers), -1 for none
-CODE_ROWS = 9
+CODE_SHARED = 9  # 1 for the instructions in SHARED
+CODE_ROWS = 10
 RETRY = -1

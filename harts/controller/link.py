@@ -9,7 +9,6 @@ from .packets import hold
 from .state import (
     CONTENTION_QUEUED,
     CX_ARRIVE,
-    CX_BUS_TICKS,
     CX_DIR,
     CX_DONE_TICK,
     CX_HEADER,
@@ -22,12 +21,10 @@ from .state import (
     PK_ARRIVE,
     PK_CONTENTION,
     PK_DIR,
-    PK_LEN,
     PK_NEXT,
-    PR_BYTES_PER_CYCLE,
     PR_ENTRY_RECEIVE,
+    PR_HEADER_BYTES,
     PR_LINK_DELAY,
-    PR_SLOT_BYTES,
     ST_CURRENT,
 )
 
@@ -46,14 +43,12 @@ def link_arrive(ctx, packets, params, stats, ci, e, p, out_start, now):
         if now < done or (now == done and stats[ST_CURRENT] < e):
             # The receiver's last 'done' ran ahead of the clock and comes after this arrival: the packet
             # waits for it, as it would have in the receiver's FIFO.
-            pk[p, PK_CONTENTION] |= CONTENTION_QUEUED
-            return max(ctx[ci, CX_RESUME_TICK], arrive)
+            return waited_behind(pk, params, p, ctx[ci, CX_RESUME_TICK], arrive)
         # Another part's signal raised at tick `now` is seen at now + 1 at the earliest.
         return max(now + 1, arrive)
     # The receiver is still finishing the previous packet: this one waits in the receiver FIFO.
     pk[p, PK_ARRIVE] = arrive
     pk[p, PK_NEXT] = -1
-    pk[p, PK_CONTENTION] |= CONTENTION_QUEUED
     tail = ctx[ci, CX_PENDING_TAIL]
     if tail < 0:
         ctx[ci, CX_PENDING_HEAD] = p
@@ -61,6 +56,17 @@ def link_arrive(ctx, packets, params, stats, ci, e, p, out_start, now):
         pk[tail, PK_NEXT] = p
     ctx[ci, CX_PENDING_TAIL] = p
     return -1
+
+
+@kernel_part
+def waited_behind(pk, params, p, free, arrive):
+    """The tick a receiver that is free from `free` starts on packet p arriving at `arrive`. Starting
+    after p's header is in delays it (a receiver can do nothing with a packet before), so p has queued
+    behind the packet before it."""
+    start = max(free, arrive)
+    if start > arrive + params[PR_HEADER_BYTES]:
+        pk[p, PK_CONTENTION] |= CONTENTION_QUEUED
+    return start
 
 
 @kernel_part
@@ -72,14 +78,12 @@ def receiver_begin(ctx, pk, params, ci, p, arrive):
     ctx[ci, CX_HEADER] = 0
     ctx[ci, CX_STREAMING] = 0
     ctx[ci, CX_DIR] = pk[p, PK_DIR]
-    # the bus carries PR_SLOT_BYTES per cycle: this packet takes ceil(length / slot) cycles
-    ctx[ci, CX_BUS_TICKS] = -(-pk[p, PK_LEN] * params[PR_BYTES_PER_CYCLE] // params[PR_SLOT_BYTES])
 
 
 @kernel_part
-def receiver_next_pending(ctx, packets, params, ci):
-    """After `done`, take the oldest packet that arrived while busy (returns its arrival tick), or go idle
-    (returns -1)."""
+def receiver_next_pending(ctx, packets, params, ci, free):
+    """After `done`, take the oldest packet that arrived while busy and return the tick the receiver starts
+    on it (it is free from `free`), or go idle (returns -1)."""
     pk = packets.table
     p = ctx[ci, CX_PENDING_HEAD]
     if p < 0:
@@ -90,4 +94,4 @@ def receiver_next_pending(ctx, packets, params, ci):
         ctx[ci, CX_PENDING_TAIL] = -1
     pk[p, PK_NEXT] = -1
     receiver_begin(ctx, pk, params, ci, p, pk[p, PK_ARRIVE])
-    return pk[p, PK_ARRIVE]
+    return waited_behind(pk, params, p, free, pk[p, PK_ARRIVE])

@@ -212,6 +212,7 @@ def assemble(path: str | Path) -> Microprogram:
             if key not in operands:
                 raise item.error(f"'{op_name}' needs operand '{key}'")
         code[isa.CODE_OP, pc] = isa.OPCODES[op_name]
+        code[isa.CODE_SHARED, pc] = isa.OPCODES[op_name] in isa.SHARED
         code[isa.CODE_CYCLES, pc] = _int_field(item, "cycles", 1) if "cycles" in operands else 1
         if op_name == "branch":
             given = [k for k in ("if", "unless") if k in operands]

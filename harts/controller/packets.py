@@ -8,6 +8,7 @@ whenever they fill (state.PAUSE_ROOM) and at the end.
 from ..jit import kernel_part
 from .state import (
     PK_BYTES_RECEIVED,
+    PK_BUS_TICKS,
     PK_BYTES_SENT,
     PK_CONTENTION,
     PK_CREATE,
@@ -24,12 +25,15 @@ from .state import (
     PK_NEXT,
     PK_ORIGIN,
     PK_PARENT,
+    PK_RELEASED,
     PK_ROUTE,
     PK_ROWS,
     PK_SENDER,
     PK_STORES,
     PK_UID,
     PL_BYTES_RECEIVED,
+    PR_BYTES_PER_CYCLE,
+    PR_SLOT_BYTES,
     PL_BYTES_SENT,
     PL_COMPLETE,
     PL_CONTENTION,
@@ -80,6 +84,13 @@ def new_record(packets, stats, c):
 
 
 @kernel_part
+def set_length(pk, params, p, length):
+    """A record's length, and the ticks a receiver's bus slot takes to carry it (PR_SLOT_BYTES a cycle)."""
+    pk[p, PK_LEN] = length
+    pk[p, PK_BUS_TICKS] = -(-length * params[PR_BYTES_PER_CYCLE] // params[PR_SLOT_BYTES])
+
+
+@kernel_part
 def hold(packets, p):
     packets.table[p, PK_HOLDERS] += 1
 
@@ -89,8 +100,9 @@ def release(packets, logs, p, c):
     """One holder lets go of record p; the last one completes it: logged, and back to the pool."""
     pk = packets.table
     pk[p, PK_HOLDERS] -= 1
+    pk[p, PK_RELEASED] = max(pk[p, PK_RELEASED], c)
     if pk[p, PK_HOLDERS] == 0:
-        complete(packets, logs, p, c)
+        complete(packets, logs, p, pk[p, PK_RELEASED])
 
 
 @kernel_part

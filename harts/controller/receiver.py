@@ -22,17 +22,14 @@ from .state import (
     CONTENTION_RETRIED,
     CONTENTION_STORED,
     CX_ARRIVE,
-    CX_BUS_TICKS,
     CX_DIR,
     CX_DONE_TICK,
     CX_FROM_STORE,
     CX_HEADER,
     CX_PC,
-    CX_NODE,
     CX_PKT,
     CX_RESUME_TICK,
     CX_RETRY,
-    CX_SLOT,
     CX_STREAM_START,
     CX_STREAMING,
     DROP_BMU_OVERFLOW,
@@ -45,6 +42,7 @@ from .state import (
     ERR_TRUNCATED,
     ERR_TWO_STREAMS,
     NEVER,
+    PK_BUS_TICKS,
     PK_BYTES_RECEIVED,
     PK_CONTENTION,
     PK_CUTS,
@@ -66,6 +64,7 @@ from .state import (
     PR_ENTRY_INJECT,
     PR_FIFO_BYTES,
     PR_HEADER_BYTES,
+    PR_INJECTORS,
     PR_REGISTER_WORDS,
     PR_PORTS,
     PR_RUN_AHEAD,
@@ -177,7 +176,7 @@ def tail_time(ci, p, local, ctx, pk, params):
     arrived = ctx[ci, CX_ARRIVE] + length
     if ctx[ci, CX_STREAMING] == 0:
         return arrived
-    return max(arrived, ctx[ci, CX_STREAM_START] + ctx[ci, CX_BUS_TICKS])
+    return max(arrived, ctx[ci, CX_STREAM_START] + pk[p, PK_BUS_TICKS])
 
 
 @kernel_part
@@ -212,7 +211,7 @@ def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now)
     starts on it at once."""
     first, receiver, start = transmit(machine, controller, packets, logs.stats, v, port, p, c)
     if receiver >= 0:
-        advance(machine, controller, packets, logs, clock, receiver, start, now)
+        advance(machine, controller, packets, logs, clock, receiver, machine.neighbours[v, port], start, now)
     return first
 
 
@@ -308,30 +307,30 @@ def _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, 
 
 
 @kernel_part
-def _private(machine, controller, packets, logs, ci, p, local, t):
-    """Execute the private instruction at the context's pc at tick t. Returns the tick the next one
-    executes (or, for a stall, the tick it can proceed, with the pc unchanged); -1 after an error."""
+def _private(machine, controller, packets, logs, ci, p, local, pc, t):
+    """Execute the private instruction at `pc` at tick t. Returns (tick, pc, executed): when the next one
+    executes and its pc; or, for a stall, (the tick it can proceed, the same pc, 0); tick -1 after an
+    error. Counting instructions and storing the pc are left to the caller, which keeps them in locals
+    (numba cannot tell its int64 tables apart, so every store would force the others to be reloaded)."""
     params = machine.params
     code = machine.code
     ctx = controller.ctx
     regs = controller.regs
     pk = packets.table
-    stats = logs.stats
-    pc = ctx[ci, CX_PC]
     op = code[isa.CODE_OP, pc]
     following = pc + 1
     if op == isa.OP_WAIT_HEADER:
         if not local:
             header_time = ctx[ci, CX_ARRIVE] + params[PR_HEADER_BYTES]
             if t < header_time:
-                return header_time
+                return header_time, pc, 0
         for w in range(params[PR_REGISTER_WORDS]):
             regs[ci, w] = packets.header[p, w]
         ctx[ci, CX_HEADER] = 1
     elif op == isa.OP_WAIT_TAIL:
         tail = tail_time(ci, p, local, ctx, pk, params)
         if t < tail:
-            return tail
+            return tail, pc, 0
     elif op == isa.OP_JUMP:
         following = code[isa.CODE_TARGET, pc]
     elif op == isa.OP_WAIT:
@@ -339,8 +338,8 @@ def _private(machine, controller, packets, logs, ci, p, local, t):
     else:
         # branch and the field instructions read the header registers
         if ctx[ci, CX_HEADER] == 0:
-            _fail(stats, ERR_NO_HEADER, ci, pc, pk[p, PK_UID], t, -1)
-            return -1
+            _fail(logs.stats, ERR_NO_HEADER, ci, pc, pk[p, PK_UID], t, -1)
+            return -1, pc, 0
         if op == isa.OP_BRANCH:
             taken = _condition(code, pc, ci, p, local, regs, pk, params)
             if taken != (code[isa.CODE_NEGATE, pc] != 0):
@@ -356,10 +355,7 @@ def _private(machine, controller, packets, logs, ci, p, local, t):
                 regs[ci, field] |= value
             else:  # OP_AND
                 regs[ci, field] &= value
-    stats[ST_INSTRUCTIONS] += 1
-    stats[ST_LATEST] = max(stats[ST_LATEST], t)
-    ctx[ci, CX_PC] = following
-    return t + code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE]
+    return t + code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE], following, 1
 
 
 @kernel_part
@@ -472,10 +468,7 @@ def _receiver_done(ctx, packets, logs, params, ci, p, t, cycles):
     release(packets, logs, p, t)
     ctx[ci, CX_DONE_TICK] = t
     ctx[ci, CX_RESUME_TICK] = t + cycles
-    arrive = receiver_next_pending(ctx, packets, params, ci)
-    if arrive < 0:
-        return -1
-    return max(t + cycles, arrive)
+    return receiver_next_pending(ctx, packets, params, ci, t + cycles)
 
 
 @kernel_part
@@ -492,61 +485,65 @@ def _done_checks(code, ctx, pk, params, stats, ci, p, local, pc, t):
 
 
 @kernel_part
-def _is_shared(op):
-    return op == isa.OP_FORWARD or op == isa.OP_TEE or op == isa.OP_DELIVER or op == isa.OP_STORE \
-        or op == isa.OP_DONE
-
-
-@kernel_part
-def advance(machine, controller, packets, logs, clock, ci, t, now):
-    """Context ci's next instruction executes at tick t >= now: run private instructions ahead of the clock
-    (if allowed) and schedule the context for the first shared one."""
+def advance(machine, controller, packets, logs, clock, ci, v, t, now):
+    """Context ci of node v: its next instruction executes at tick t >= now. Run private instructions ahead
+    of the clock (if allowed) and schedule the context for the first shared one."""
     params = machine.params
     code = machine.code
     ctx = controller.ctx
     stats = logs.stats
-    v = ctx[ci, CX_NODE]
-    local = ctx[ci, CX_SLOT] >= params[PR_PORTS]
+    local = ci - v * (params[PR_PORTS] + params[PR_INJECTORS]) >= params[PR_PORTS]
+    run_ahead = params[PR_RUN_AHEAD] != 0
     e = ci + v + 1
+    executed = 0
+    latest = 0
+    p = ctx[ci, CX_PKT]
+    pc = ctx[ci, CX_PC]
     while True:
-        if stats[ST_ERROR] != 0:
-            return
-        p = ctx[ci, CX_PKT]
         if p < 0:
             # an idle BMU context looks at the ready queue then; an idle receiver waits for a packet
             schedule(clock, stats, e, t if local else NEVER)
-            return
-        pc = ctx[ci, CX_PC]
+            break
         op = code[isa.CODE_OP, pc]
-        if t > now and params[PR_RUN_AHEAD] == 0:
+        if t > now and not run_ahead:
             schedule(clock, stats, e, t)
-            return
+            break
         if op == isa.OP_DONE and not local:
             # Nothing else reads a link receiver's state before its 'done' except a packet arriving on
             # its link, which link_arrive makes wait for CX_RESUME_TICK as it would have.
             if not _done_checks(code, ctx, packets.table, params, stats, ci, p, local, pc, t):
-                return
+                break
+            ctx[ci, CX_PC] = pc
             t = _receiver_done(ctx, packets, logs, params, ci, p, t,
                                code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE])
             if t < 0:
-                return
+                break
+            p = ctx[ci, CX_PKT]
+            pc = ctx[ci, CX_PC]
             continue
-        if _is_shared(op):
+        if code[isa.CODE_SHARED, pc] != 0:
             schedule(clock, stats, e, t)
-            return
-        t = _private(machine, controller, packets, logs, ci, p, local, t)
+            break
+        start = t
+        t, pc, did = _private(machine, controller, packets, logs, ci, p, local, pc, t)
         if t < 0:
-            return
+            break
+        if did:
+            executed += 1
+            latest = start
+    if p >= 0:
+        ctx[ci, CX_PC] = pc
+    stats[ST_INSTRUCTIONS] += executed
+    stats[ST_LATEST] = max(stats[ST_LATEST], latest)
 
 
 @kernel_part
-def proceed(machine, controller, packets, logs, clock, processor, ci, now):
-    """Context ci's event at tick `now`: execute its instruction, then advance to the next."""
+def proceed(machine, controller, packets, logs, clock, processor, ci, v, now):
+    """Context ci of node v, its event at tick `now`: execute its instruction, then advance to the next."""
     params = machine.params
     code = machine.code
     ctx = controller.ctx
-    v = ctx[ci, CX_NODE]
-    local = ctx[ci, CX_SLOT] >= params[PR_PORTS]
+    local = ci - v * (params[PR_PORTS] + params[PR_INJECTORS]) >= params[PR_PORTS]
     p = ctx[ci, CX_PKT]
     if p < 0:
         # An idle BMU injection context takes the next ready packet from the BMU.
@@ -563,7 +560,7 @@ def proceed(machine, controller, packets, logs, clock, processor, ci, now):
         ctx[ci, CX_FROM_STORE] = pk[p, PK_IN_BMU]
         pk[p, PK_IN_BMU] = 0
     t = now
-    if _is_shared(code[isa.CODE_OP, ctx[ci, CX_PC]]):
+    if code[isa.CODE_SHARED, ctx[ci, CX_PC]] != 0:
         t = _shared(machine, controller, packets, logs, clock, processor, ci, p, v, local, now)
     if t >= 0:
-        advance(machine, controller, packets, logs, clock, ci, t, now)
+        advance(machine, controller, packets, logs, clock, ci, v, t, now)

@@ -1,9 +1,11 @@
-"""The engine's state: struct-of-arrays tables, their row layout, and the named bundles the kernel takes.
+"""The engine's state: plain int64 tables, their field layout, and the named bundles the kernel takes.
 
-Every table is an int64 array ``table[FIELD, index]`` (or ``table[index, FIELD]`` where a procedure gets
-one record as a contiguous row). All times are ticks, the byte time of a link; a controller cycle is
-``bytes_per_cycle`` ticks. The row constants below are the only place the layout is defined; numba
-folds them as compile-time constants.
+The kernel's working tables are record-major, ``table[index, FIELD]`` (a context, a packet record, a
+transmitter, a node, an NP event, a header): the kernel handles one record at a time, and a record's
+fields then share cache lines. The logs the caller drains are field-major, ``log[FIELD, index]``, because
+the caller analyses whole columns at once. All times are ticks, the byte time of a link; a controller
+cycle is ``bytes_per_cycle`` ticks. The field constants below are the only place the layout is defined;
+numba folds them as compile-time constants.
 
 The tables travel as a few named tuples (``Machine``, ``Controller``, ``Packets``, ``Logs``, ``Clock``,
 ``Processor``), so adding a table touches its bundle and its allocation, not every function signature.
@@ -45,7 +47,9 @@ PK_DELIVERIES = 24  # copies delivered to NPs
 PK_FORGED = 25  # 1: forged by a Byzantine node (never answered with more forgeries)
 PK_HOPS_INHERITED = 26  # the hops it started with (those of the copy an NP sent it from)
 PK_PREV = 27  # the record before it in the BMU ready queue
-PK_ROWS = 28
+PK_RELEASED = 28  # the latest tick a holder let go (releases run ahead of the clock may come out of order)
+PK_BUS_TICKS = 29  # ticks a receiver's slot of the time-sliced bus takes to carry it (ceil(length / slot))
+PK_ROWS = 30
 
 # how a packet is routed (PK_ROUTE; the microprogram reads it as the pseudo-field 'route')
 ROUTE_DESTINATION = 0  # by its route offsets towards a destination (unicast)
@@ -69,7 +73,8 @@ DROP_NAMES = {DROP_CRASHED_NODE: "crashed node", DROP_DEAD_LINK: "dead link", DR
 # the contention certificate (PK_CONTENTION): a packet that never waited took exactly its zero-load time
 CONTENTION_STORED = 1  # a receiver stored it in the BMU because no transmitter was free
 CONTENTION_RETRIED = 2  # a transmitter reservation for it failed (else-branch or retry)
-CONTENTION_QUEUED = 4  # it waited behind another packet: in a receiver FIFO, the BMU ready queue or the NP
+CONTENTION_QUEUED = 4  # it waited behind another packet: its receiver started on it only after its header was
+# in, or the BMU ready queue or its NP held it past its time
 
 VALUE_TRUE = 1  # the value every broadcast sends
 VALUE_ALTERED = 2  # what Byzantine nodes substitute (all the same: the worst case, colluding)
@@ -95,10 +100,7 @@ CX_FROM_STORE = 9  # BMU contexts: the packet was stored here in transit (its by
 CX_RETRY = 10  # first tick a failed forward/tee could succeed ('else: retry' sleeps until then)
 CX_DONE_TICK = 11  # link receivers: tick of the last 'done', which may lie ahead of the clock (run-ahead)
 CX_RESUME_TICK = 12  # ... and the tick a packet that arrived before that 'done' can start
-CX_BUS_TICKS = 13  # link receivers: ticks the time-sliced bus takes to carry the packet
-CX_NODE = 14  # the node the context belongs to (fixed)
-CX_SLOT = 15  # its bus slot in the node: link receivers 0..P-1, then the BMU contexts (fixed)
-CX_ROWS = 16
+CX_ROWS = 13
 
 # ---- transmitters: one per node and port -------------------------------------------------------------------
 TX_FREE = 0  # tick from which the next packet may start (after the forced idle gap)
@@ -227,13 +229,12 @@ ST_RANDOM = 28  # state of the kernel's random generator (link corruption)
 ST_OVERFLOWS = 29  # packets dropped because the BMU that had to store them was full
 ST_HOPS = 30  # packet-hops: link transmissions
 ST_CURRENT = 31  # event id being processed in this tick, -1 before the first
-ST_TICK_LENGTH = 32  # event ids due in this tick (clock.tick[0:length])
-ST_TICK_POSITION = 33  # next of them to process
-ST_EVENTS = 34  # events processed
-ST_HEAP_SIZE = 35  # far-future events in the clock's overflow heap
-ST_STARTED = 36  # 1 once the first tick began
-ST_LATEST = 37  # the latest tick an instruction executed at, which may lie ahead of the clock (run-ahead)
-ST_ROWS = 38
+ST_EVENTS = 32  # events processed
+ST_HEAP_SIZE = 33  # far-future events in the clock's overflow heap
+ST_STARTED = 34  # 1 once the first tick began
+ST_LATEST = 35  # the latest tick an instruction executed at, which may lie ahead of the clock (run-ahead)
+ST_TICKS = 36  # ticks the clock stopped at (ticks with work)
+ST_ROWS = 37
 
 PAUSE_NONE = 0
 PAUSE_SLICE = 1  # reached PR_PAUSE_AT: show progress, honour Ctrl-C, or let an observer look
@@ -286,7 +287,8 @@ PR_TRAFFIC_MORE = 27  # 1: more traffic follows the current table
 PR_ROOM = 28  # free records, NP events and log rows one event may need
 PR_REGISTER_WORDS = 29  # R: header words the microprogram may read or write (route words, its fields);
 # the words after them belong to the NP program and go from packet to packet untouched
-PR_ROWS = 30
+PR_FAULTS = 30  # 1: some node or link is faulty or links damage payloads (else the checks are skipped)
+PR_ROWS = 31
 
 # ---- the clock: a timing wheel of event ids (NP of node v: v*(S+1); its context slot s: v*(S+1)+1+s) -------------
 WHEEL_TICKS = 4096  # ticks the wheel spans; later events wait in an overflow heap
@@ -317,9 +319,10 @@ Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axi
 Controller = namedtuple("Controller", ["ctx", "regs", "tx", "node"])  # regs[context, word]: header registers
 Packets = namedtuple("Packets", ["table", "header"])
 Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets"])  # delivery_header[row, word]
-# clock.owner[e]: the context of event id e, or -1 - v for the NP of node v
-Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "tick", "heap_time", "heap_id",
-                             "owner"])
+# clock.owner[e]: the context of event id e, or -1 - v for the NP of node v; clock.due: a bit per id due in
+# the current tick, clock.due_words: a bit per non-zero word of clock.due
+Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",
+                             "heap_id", "owner"])
 # What an NP procedure may read: its own parameters, the topology, where its header fields are
 # (field[i]: header word of its i-th declared field) and where the route words are (harts.np.program).
 System = namedtuple("System", ["params", "neighbours", "in_port", "field", "route"])
@@ -335,10 +338,12 @@ def empty_clock(nodes: int, contexts_per_node: int) -> Clock:
     owner = np.arange(n_events, dtype=np.int64)
     node, slot = np.divmod(owner, contexts_per_node + 1)
     owner = np.where(slot == 0, -1 - node, node * contexts_per_node + slot - 1)
+    words = -(-n_events // 64)
     return Clock(time=np.full(n_events, NEVER, np.int64), state=np.zeros(n_events, np.int64),
                  next=np.full(n_events, -1, np.int64), prev=np.full(n_events, -1, np.int64),
                  bucket=np.full(WHEEL_TICKS, -1, np.int64), bits=np.zeros(WHEEL_TICKS // 64, np.int64),
-                 tick=np.zeros(2 * n_events + 64, np.int64), heap_time=np.zeros(n_events + 16, np.int64),
+                 due=np.zeros(words, np.int64), due_words=np.zeros(-(-words // 64), np.int64),
+                 heap_time=np.zeros(n_events + 16, np.int64),
                  heap_id=np.zeros(n_events + 16, np.int64), owner=owner)
 
 

@@ -30,6 +30,7 @@ from .state import (
     PR_BMU_DROPS_WHEN_FULL,
     PR_BUS_DELAY,
     PR_CORRUPTION_PER_MILLION,
+    PR_FAULTS,
     PR_IDLE_GAP_BYTES,
     PR_INJECTORS,
     PR_PORTS,
@@ -70,7 +71,8 @@ def transmit(machine, controller, packets, stats, v, direction, p, c):
     if tx[t, TX_FREE] > out_start:
         return REFUSED_BUSY, -1, -1
     length = pk[p, PK_LEN]
-    lost = _lost_on_arrival(tx, node, t, u)
+    faults = params[PR_FAULTS] != 0
+    lost = _lost_on_arrival(tx, node, t, u) if faults else 0
     credit = lost == 0 and params[PR_BMU_DROPS_WHEN_FULL] == 0
     if credit and bmu_free_bytes(node, params, u) < length:
         return REFUSED_FULL, -1, -1
@@ -83,11 +85,13 @@ def transmit(machine, controller, packets, stats, v, direction, p, c):
     pk[p, PK_HOPS] += 1
     pk[p, PK_BYTES_SENT] += length
     pk[p, PK_DIR] = direction
-    if node[v, ND_FAULT] == FAULT_ALTER:
-        pk[p, PK_VALUE] = VALUE_ALTERED
-    if params[PR_CORRUPTION_PER_MILLION] > 0 and _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
-        pk[p, PK_CORRUPT] = 1
-        stats[ST_CORRUPTED] += 1
+    if faults:
+        if node[v, ND_FAULT] == FAULT_ALTER:
+            pk[p, PK_VALUE] = VALUE_ALTERED
+        if params[PR_CORRUPTION_PER_MILLION] > 0 and \
+                _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
+            pk[p, PK_CORRUPT] = 1
+            stats[ST_CORRUPTED] += 1
     if lost != 0:
         # The bytes go out on the link and are swallowed by the fault at the far end.
         pk[p, PK_BYTES_RECEIVED] += length

@@ -10,11 +10,10 @@ holding the NP, and all the sends of one procedure run go together, so the links
 from ..jit import kernel_call, kernel_part
 from ..controller.bmu import bmu_enqueue
 from ..controller.clock import schedule
-from ..controller.packets import complete, new_record
+from ..controller.packets import complete, new_record, set_length
 from ..controller.state import (
     CONTENTION_QUEUED,
     CX_DIR,
-    CX_SLOT,
     DL_CONTENTION,
     DL_CORRUPT,
     DL_CREATE,
@@ -201,7 +200,7 @@ def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, t
     serial = stats[ST_DELIVERY_SERIAL]
     stats[ST_DELIVERY_SERIAL] = serial + 1
     stats[ST_LAST_PROGRESS] = c
-    port = controller.ctx[ci, CX_SLOT]
+    port = ci - v * (params[PR_PORTS] + params[PR_INJECTORS])
     dl[DL_SERIAL, d] = serial
     dl[DL_UID, d] = pk[p, PK_UID]
     dl[DL_ORIGIN, d] = pk[p, PK_ORIGIN]
@@ -301,7 +300,7 @@ def _make_sends(offsets, machine, controller, packets, logs, clock, processor, c
         q = new_record(packets, stats, c)
         pk[q, PK_ORIGIN] = events[e, E_ORIGIN]
         pk[q, PK_SENDER] = v
-        pk[q, PK_LEN] = sends[s, S_LENGTH]
+        set_length(pk, params, q, sends[s, S_LENGTH])
         pk[q, PK_ROUTE] = sends[s, S_ROUTE]
         pk[q, PK_DIR] = sends[s, S_PORT]
         pk[q, PK_NOTIFY] = sends[s, S_NOTIFY]
@@ -384,7 +383,7 @@ def np_inject(offsets, procedure, machine, controller, packets, logs, clock, pro
         pk[p, PK_ORIGIN] = traffic[TR_UID, i]
         pk[p, PK_SENDER] = v
         pk[p, PK_DEST] = traffic[TR_DEST, i]
-        pk[p, PK_LEN] = traffic[TR_LENGTH, i]
+        set_length(pk, params, p, traffic[TR_LENGTH, i])
         pk[p, PK_ROUTE] = ROUTE_DESTINATION
         pk[p, PK_VALUE] = VALUE_TRUE
         for w in range(params[PR_HEADER_WORDS]):

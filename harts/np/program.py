@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,8 +75,9 @@ __all__ = [
     "E_KIND", "E_NODE", "E_TICK", "E_PORT", "E_DIRECTION", "E_SENDER", "E_LENGTH", "E_ROUTE", "E_HOPS", "E_CUTS",
     "E_STORES", "E_ARGUMENT", "E_UID", "E_ORIGIN", "E_SERIAL", "E_VALUE", "E_CORRUPT", "E_CONTENTION", "E_FORGED",
     "E_DISTANCE", "E_HEADER", "NOTIFY_DELIVERED", "NOTIFY_SENT", "ROUTE_DESTINATION", "ROUTE_DIRECTION",
-    "ROUTE_SEGMENTS", "ROUTE_TABLE", "Program", "procedure", "procedure_part", "send_packet", "set_field", "send_timer", "set_segment",
-    "header_field", "load_program",
+    "ROUTE_SEGMENTS", "ROUTE_TABLE", "S_HEADER", "LAYOUT_AXES", "LAYOUT_SEGMENT_WORD", "LAYOUT_SEGMENT_SLOTS",
+    "LAYOUT_TABLE_WORD", "Program", "procedure", "procedure_part", "send_packet", "send_timer", "set_field",
+    "set_segment", "header_field", "load_program",
 ]
 
 EVENT_INITIATE = 0
@@ -178,6 +180,7 @@ class Program:
     parameters: Callable | None = None  # (topology) -> int64 array: system.params
     arguments: dict = field(default_factory=dict)  # names of the initiation arguments it understands
     check: Callable | None = None  # (result) -> list of problems: the program's own end-of-run invariants
+    route_tables: Callable | None = None  # (topology) -> int64 (T, N): port of route table t at node v
 
 
 BUILT_IN = ("kandlur_shin",)
@@ -192,6 +195,8 @@ def load_program(name: str, base: Path | None = None) -> Program:
         raise InputError(f"NP program {name!r} not found: expected one of {', '.join(BUILT_IN)} or a .py file")
     spec = importlib.util.spec_from_file_location(f"harts_np_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
+    # numba's disk cache finds a compiled procedure's globals through its module's name
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     program = getattr(module, "PROGRAM", None)
     if not isinstance(program, Program):

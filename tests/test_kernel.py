@@ -1,0 +1,151 @@
+"""The kernel's general machinery: NP programs and microprograms from outside the package, every route
+kind, missing links, the contention certificate, run-ahead, calibration on every topology kind, and the
+memory guard."""
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harts.config import defaults, load_config
+from harts.controller import state as S
+from harts.errors import InputError, SimulationError
+from harts.simulation import Simulation
+from harts.tools.calibrate import calibrate
+from harts.traffic import initiations, unicast, worms
+
+from .helpers import closed_form, config
+
+PROGRAMS = Path(__file__).parent / "programs"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def explorer(kind="torus", dims=(5, 5)):
+    return defaults().with_topology(kind=kind, dims=list(dims)).with_values(
+        microcode=str(PROGRAMS / "explorer.yaml"), np__program=str(PROGRAMS / "explorer.py"))
+
+
+def test_an_np_program_from_outside_the_package_uses_every_route_kind_timers_and_sent_notices():
+    """tests/programs/explorer.py and explorer.yaml: node 12 = (2,2) of a 5x5 torus sends a worm along
+    route table 0 (+x everywhere) for 4 hops; node 0 sends an L-path (2 hops +x passing, then 1 hop +y
+    with a copy at the corner) and sets a timer; every receiver of an L-path copy answers with a unicast."""
+    result = Simulation(explorer()).run(initiations([0, 0], [0, 12], [1, 2], [64, 64], direction=0,
+                                                    distance=[2, 4]))
+    dl = result.deliveries
+    table = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_TABLE)[0]
+    # +x from (2,2) wraps after (4,2) to (0,2): nodes 13, 14, 10, 11
+    assert dl[S.DL_NODE, table].tolist() == [13, 14, 10, 11]
+    # Zero-load timing by hand, in ticks (6 per cycle): the NP hands over (6), the BMU makes it ready (6),
+    # the injection context runs wait_header and two branches (18) and forwards: first byte out at 36 (bus
+    # 6). Each receiver tees 64 bytes: last byte on the bus at arrival + 64, at the NP 12 later. Each hop
+    # after the first adds the header (6), wait_header, two branches, add, tee (24) and the bus (6): 36.
+    assert dl[S.DL_TICK, table].tolist() == [36 + 64 + 12 + 36 * k for k in range(4)]
+    assert result.header("hops")[table].tolist() == [3, 2, 1, 0]
+    segments = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_SEGMENTS)[0]
+    assert dl[S.DL_NODE, segments].tolist() == [2, 7]  # the corner (2,0) keeps a copy; (2,1) is the end
+    replies = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_DESTINATION)[0]
+    assert sorted(dl[S.DL_NODE, replies].tolist()) == [0, 0]
+    assert sorted(dl[S.DL_SENDER, replies].tolist()) == [2, 7]
+    # node 0 heard two replies, one sent-notice (the L-path left) and its timer's value 7
+    assert result.np_state[0].tolist() == [2, 1, 7]
+    assert result.np_state[[13, 14, 10, 11, 2, 7]].tolist() == [[1, 0, 0]] * 6
+
+
+def test_dimension_order_takes_one_port_where_adaptive_takes_another():
+    """A 512-byte packet keeps port +x of node 0 busy; a packet to (1,1) sent right after must wait for
+    +x under dimension-order routing (x first) but leaves on +y under adaptive routing."""
+    traffic = unicast([0, 0], [0, 0], [1, 9], [512, 64])  # 8x8 mesh: node 9 = (1,1)
+    adaptive = Simulation(defaults().with_topology(kind="mesh", dims=[8, 8])).run(traffic)
+    ordered = Simulation(explorer("mesh", (8, 8))).run(traffic)
+    assert adaptive.packet(1)[S.PL_CONTENTION] == 0
+    assert adaptive.packet(1)[S.PL_DIR] == 0  # last hop +x: it went +y first
+    assert ordered.packet(1)[S.PL_CONTENTION] & S.CONTENTION_RETRIED
+    assert ordered.packet(1)[S.PL_DIR] == 1  # last hop +y: x first
+    assert ordered.unicast_latency(1) > adaptive.unicast_latency(1) + Fraction(500, 6)
+
+
+def test_a_send_onto_a_missing_link_is_a_run_time_error_naming_node_and_port():
+    """A worm that runs off the edge of a mesh: the kernel refuses the send instead of indexing row -1."""
+    sim = Simulation(defaults().with_topology(kind="mesh", dims=[4, 4]))
+    with pytest.raises(SimulationError) as err:
+        sim.run(worms([0], [1], [0], [3], [64]))  # from (1,0) three hops +x: (2,0), (3,0), then off the mesh
+    message = str(err.value)
+    assert "harts.yaml" in message and "'tee'" in message
+    assert "node 3 has no link on port 0 (+x0) of mesh 4x4" in message
+
+
+def test_the_contention_certificate_names_what_each_packet_waited_for():
+    sim = Simulation(config(5))
+    alone = sim.run(unicast([0], [0], [12], [128]))
+    assert alone.summary()["contention_free"] and alone.packet(0)[S.PL_CONTENTION] == 0
+    # two packets on one link at once: the second waits for the transmitter (an injection context retries)
+    both = sim.run(unicast([0, 0], [0, 0], [1, 1], [512, 64]))
+    assert both.packet(0)[S.PL_CONTENTION] == 0
+    assert both.packet(1)[S.PL_CONTENTION] == S.CONTENTION_RETRIED
+    summary = both.summary()
+    assert not summary["contention_free"] and summary["packets_retried"] == 1
+    # a packet passing through a node whose productive transmitter is busy is stored in its BMU
+    crossing = sim.run(unicast([0, 0], [1, 0], [2, 2], [512, 64]))
+    assert crossing.packet(1)[S.PL_CONTENTION] & S.CONTENTION_STORED
+    assert crossing.summary()["packets_stored"] == 1
+    # under load every kind of waiting happens, and each is counted
+    loaded = Simulation(config(7, traffic__uniform__load=0.8, run__cycles=3000)).run(keep=False).summary()
+    assert min(loaded["packets_stored"], loaded["packets_retried"], loaded["packets_queued"]) > 0
+
+
+def test_running_private_instructions_ahead_of_the_clock_changes_nothing():
+    """The fast path (one event per shared instruction, link receivers' 'done' run ahead) against one
+    event per instruction (what a VCD trace uses), on a loaded mesh with broadcasts and stores."""
+    class EveryInstruction:
+        def pause_before(self, now, proposed):
+            return proposed
+
+        def observe(self, now, paused, state):
+            pass
+
+    cfg = config(6, traffic__uniform__load=0.7, run__cycles=2000, bmu__capacity_bytes=4096)
+    traffic = Simulation(cfg).run().traffic  # noqa: F841 - the streamed traffic is rebuilt below
+    sim = Simulation(cfg)
+    fast = sim.run()
+    slow = sim.run(observer=EveryInstruction())
+    assert np.array_equal(fast.deliveries, slow.deliveries)
+    assert np.array_equal(np.sort(fast.packets[S.PL_UID]), np.sort(slow.packets[S.PL_UID]))
+    for column in (S.PL_COMPLETE, S.PL_HOPS, S.PL_CUTS, S.PL_STORES, S.PL_CONTENTION, S.PL_DROPPED):
+        assert np.array_equal(fast.packets[column, np.argsort(fast.packets[S.PL_UID])],
+                              slow.packets[column, np.argsort(slow.packets[S.PL_UID])])
+    for counter in (S.ST_TIME, S.ST_INSTRUCTIONS, S.ST_CUT_THROUGHS, S.ST_STORED_IN, S.ST_OVERFLOWS):
+        assert fast.stats[counter] == slow.stats[counter]
+    assert fast.stats[S.ST_EVENTS] < slow.stats[S.ST_EVENTS] / 2
+
+
+@pytest.mark.parametrize("name", ["uniform_e9.yaml", "mesh_8x8.yaml", "torus_8x8.yaml", "hypercube_q6.yaml",
+                                  "mesh_hypercube_9x8.yaml"])
+def test_calibration_is_exact_on_every_shipped_topology(name):
+    cfg = load_config(REPO / "configs" / name)
+    cal = calibrate(cfg)
+    assert (cal.S, cal.r, cal.d) == closed_form(cfg)
+    assert cal.max_residual == 0
+    diameter = max(p["hops"] for p in cal.probes)
+    assert {p["hops"] for p in cal.probes} == set(range(1, diameter + 1))
+
+
+def test_a_network_the_machine_cannot_hold_is_refused_before_anything_is_allocated(tmp_path):
+    path = tmp_path / "huge.yaml"
+    path.write_text("topology: {kind: hex, size: 100000}\n")
+    with pytest.raises(InputError) as err:
+        Simulation(load_config(path))
+    assert str(err.value).startswith(f"{path}:1: this network (29,999,700,001 nodes) needs about ")
+    assert "GB of memory" in str(err.value)
+
+
+def test_np_program_errors_are_one_line(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("np: {program: nowhere.py}\n")
+    with pytest.raises(InputError, match="NP program 'nowhere.py' not found"):
+        Simulation(load_config(cfg))
+    module = tmp_path / "empty.py"
+    module.write_text("X = 1\n")
+    cfg.write_text("np: {program: empty.py}\n")
+    with pytest.raises(InputError, match="PROGRAM = harts.np.program.Program"):
+        Simulation(load_config(cfg))
