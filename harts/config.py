@@ -142,7 +142,7 @@ class Config:
         raise self.error("microcode", f"microprogram {name!r} not found (looked for {candidates[0]} "
                                       f"and {candidates[1]})")
 
-    def with_values(self, **overrides: Any) -> "Config":
+    def with_values(self, **overrides: Any) -> Config:
         """A copy with some keys replaced (dotted names with '.' written as '__')."""
         values = dict(self.values)
         for key, value in overrides.items():
@@ -152,7 +152,7 @@ class Config:
             values[name] = value
         return Config(values, self.path, self.lines)
 
-    def with_topology(self, **spec: Any) -> "Config":
+    def with_topology(self, **spec: Any) -> Config:
         """A copy on another network: ``with_topology(kind="torus", dims=[8, 8])``."""
         return self.with_values(topology=spec)
 

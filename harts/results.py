@@ -73,7 +73,7 @@ class Recorder:
             self._header.append(header)
             self._packets.append(packets)
 
-    def finish(self) -> "Logs":
+    def finish(self) -> Logs:
         if not self.keep:
             return Logs(None, None, None, self.tally)
         return Logs(np.concatenate(self._deliveries + [np.zeros((S.DL_ROWS, 0), np.int64)], axis=1),

@@ -343,7 +343,7 @@ class Simulation:
             checks.finish(result, state)
         return result
 
-    def _next_chunk(self, chunks: "_Lookahead", uids: int) -> tuple[np.ndarray, int, bool]:
+    def _next_chunk(self, chunks: _Lookahead, uids: int) -> tuple[np.ndarray, int, bool]:
         """The next traffic table, the uid after it, and whether more traffic follows."""
         chunk = chunks.take()
         if chunk is None:
@@ -460,4 +460,4 @@ def load_kernel() -> None:
     Simulation(hex_config(3)).run(unicast([0], [0], [1], [64]))
 
 
-__all__ = ["Simulation", "Result", "load_kernel"]
+__all__ = ["Result", "Simulation", "load_kernel"]

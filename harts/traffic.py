@@ -39,11 +39,11 @@ class Traffic:
     def __len__(self) -> int:
         return len(self.create)
 
-    def __getitem__(self, index) -> "Traffic":
+    def __getitem__(self, index) -> Traffic:
         return Traffic(**{name: getattr(self, name)[index] for name in Traffic.__dataclass_fields__})
 
     @staticmethod
-    def concatenate(parts: list["Traffic"]) -> "Traffic":
+    def concatenate(parts: list[Traffic]) -> Traffic:
         fields = {name: np.concatenate([getattr(p, name) for p in parts] + [np.zeros(0, np.int64)]).astype(np.int64)
                   for name in Traffic.__dataclass_fields__}
         order = np.argsort(fields["create"], kind="stable")

@@ -9,8 +9,8 @@ import pytest
 
 from harts.cli import main
 from harts.config import load_config
-from harts.errors import InputError
 from harts.controller.microcode import assemble
+from harts.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent
 

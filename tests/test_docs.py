@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from harts.controller import isa
 from harts.config import KEYS
+from harts.controller import isa
 
 REPO = Path(__file__).resolve().parent.parent
 

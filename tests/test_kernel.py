@@ -105,7 +105,6 @@ def test_running_private_instructions_ahead_of_the_clock_changes_nothing():
             pass
 
     cfg = config(6, traffic__uniform__load=0.7, run__cycles=2000, bmu__capacity_bytes=4096)
-    traffic = Simulation(cfg).run().traffic  # noqa: F841 - the streamed traffic is rebuilt below
     sim = Simulation(cfg)
     fast = sim.run()
     slow = sim.run(observer=EveryInstruction())

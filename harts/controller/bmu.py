@@ -42,8 +42,7 @@ def bmu_change(node, v, c, used_delta, credit_delta):
     node[v, ND_BMU_USED] += used_delta
     node[v, ND_BMU_CREDIT] += credit_delta
     held = node[v, ND_BMU_USED] + node[v, ND_BMU_CREDIT]
-    if held > node[v, ND_BMU_PEAK]:
-        node[v, ND_BMU_PEAK] = held
+    node[v, ND_BMU_PEAK] = max(node[v, ND_BMU_PEAK], held)
 
 
 @kernel_part

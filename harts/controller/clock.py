@@ -70,6 +70,12 @@ def _heap_push(clock, stats, t, e):
     if i == clock.heap_time.shape[0]:
         i = _heap_compact(clock, stats)
     stats[ST_HEAP_SIZE] = i + 1
+    _sift_up(clock, i, t, e)
+
+
+@kernel_part
+def _sift_up(clock, i, t, e):
+    """Place (t, e) at heap slot i or above, moving later entries down."""
     while i > 0:
         parent = (i - 1) >> 1
         if clock.heap_time[parent] <= t:
@@ -116,22 +122,11 @@ def _heap_compact(clock, stats):
             clock.heap_time[kept] = clock.heap_time[i]
             clock.heap_id[kept] = e
             kept += 1
-    stats[ST_HEAP_SIZE] = 0
     for i in range(kept):
-        t = clock.heap_time[i]
         e = clock.heap_id[i]
         clock.state[e] = EV_HEAP
-        j = stats[ST_HEAP_SIZE]
-        stats[ST_HEAP_SIZE] = j + 1
-        while j > 0:
-            parent = (j - 1) >> 1
-            if clock.heap_time[parent] <= t:
-                break
-            clock.heap_time[j] = clock.heap_time[parent]
-            clock.heap_id[j] = clock.heap_id[parent]
-            j = parent
-        clock.heap_time[j] = t
-        clock.heap_id[j] = e
+        _sift_up(clock, i, clock.heap_time[i], e)
+    stats[ST_HEAP_SIZE] = kept
     return stats[ST_HEAP_SIZE]
 
 

@@ -7,8 +7,8 @@ whenever they fill (state.PAUSE_ROOM) and at the end.
 
 from ..jit import kernel_part
 from .state import (
-    PK_BYTES_RECEIVED,
     PK_BUS_TICKS,
+    PK_BYTES_RECEIVED,
     PK_BYTES_SENT,
     PK_CONTENTION,
     PK_CREATE,
@@ -17,10 +17,10 @@ from .state import (
     PK_DEST,
     PK_DIR,
     PK_DROPPED,
+    PK_FORGED,
     PK_HOLDERS,
     PK_HOPS,
     PK_HOPS_INHERITED,
-    PK_FORGED,
     PK_LEN,
     PK_NEXT,
     PK_ORIGIN,
@@ -32,8 +32,6 @@ from .state import (
     PK_STORES,
     PK_UID,
     PL_BYTES_RECEIVED,
-    PR_BYTES_PER_CYCLE,
-    PR_SLOT_BYTES,
     PL_BYTES_SENT,
     PL_COMPLETE,
     PL_CONTENTION,
@@ -43,9 +41,9 @@ from .state import (
     PL_DEST,
     PL_DIR,
     PL_DROPPED,
+    PL_FORGED,
     PL_HOPS,
     PL_HOPS_INHERITED,
-    PL_FORGED,
     PL_LEN,
     PL_ORIGIN,
     PL_PARENT,
@@ -53,6 +51,8 @@ from .state import (
     PL_SENDER,
     PL_STORES,
     PL_UID,
+    PR_BYTES_PER_CYCLE,
+    PR_SLOT_BYTES,
     ST_FREE_COUNT,
     ST_FREE_HEAD,
     ST_IN_FLIGHT,
@@ -70,8 +70,7 @@ def new_record(packets, stats, c):
     stats[ST_FREE_HEAD] = pk[p, PK_NEXT]
     stats[ST_FREE_COUNT] -= 1
     stats[ST_IN_FLIGHT] += 1
-    if stats[ST_IN_FLIGHT] > stats[ST_IN_FLIGHT_PEAK]:
-        stats[ST_IN_FLIGHT_PEAK] = stats[ST_IN_FLIGHT]
+    stats[ST_IN_FLIGHT_PEAK] = max(stats[ST_IN_FLIGHT_PEAK], stats[ST_IN_FLIGHT])
     for row in range(PK_ROWS):
         pk[p, row] = 0
     pk[p, PK_NEXT] = -1

@@ -65,8 +65,8 @@ from .state import (
     PR_FIFO_BYTES,
     PR_HEADER_BYTES,
     PR_INJECTORS,
-    PR_REGISTER_WORDS,
     PR_PORTS,
+    PR_REGISTER_WORDS,
     PR_RUN_AHEAD,
     PR_SEGMENT_WORD,
     PR_SEGMENTS,
@@ -195,8 +195,7 @@ def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
     if local:
         return True
     backlog = c - ctx[ci, CX_ARRIVE]
-    if backlog > stats[ST_FIFO_PEAK]:
-        stats[ST_FIFO_PEAK] = backlog
+    stats[ST_FIFO_PEAK] = max(stats[ST_FIFO_PEAK], backlog)
     ctx[ci, CX_STREAM_START] = c
     # The BMU's promise of room for this packet ends: the bytes now go to a transmitter or into the BMU.
     if params[PR_BMU_DROPS_WHEN_FULL] == 0:
@@ -246,9 +245,9 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
         if via == isa.VIA_ADAPTIVE:
             best = -1
             for a in range(params[PR_AXES]):
-                if regs[ci, a] != 0 and tried & (1 << a) == 0:
-                    if best < 0 or abs(regs[ci, a]) > abs(regs[ci, best]):
-                        best = a
+                if regs[ci, a] != 0 and tried & (1 << a) == 0 and \
+                        (best < 0 or abs(regs[ci, a]) > abs(regs[ci, best])):
+                    best = a
             if best < 0:
                 break
             tried |= 1 << best

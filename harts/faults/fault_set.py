@@ -27,7 +27,7 @@ class FaultSet:
     notes: list[str] = field(default_factory=list)
 
     @staticmethod
-    def none(topology: Topology) -> "FaultSet":
+    def none(topology: Topology) -> FaultSet:
         return FaultSet(np.zeros(topology.n_nodes, np.int64), np.zeros(topology.n_nodes * topology.n_ports, np.int64))
 
     @property
@@ -43,7 +43,7 @@ class FaultSet:
             other = int(topology.neighbours[node, direction])
             self.dead_transmitters[other * topology.n_ports + int(topology.opposite[direction])] = 1
 
-    def copy(self) -> "FaultSet":
+    def copy(self) -> FaultSet:
         return FaultSet(self.node_fault.copy(), self.dead_transmitters.copy(), self.corruption_probability,
                         list(self.notes))
 

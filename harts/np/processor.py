@@ -7,7 +7,6 @@ send_packet is non-blocking: a packet reaches the BMU PR_NP_SEND ticks after the
 holding the NP, and all the sends of one procedure run go together, so the links transmit in parallel.
 """
 
-from ..jit import kernel_call, kernel_part
 from ..controller.bmu import bmu_enqueue
 from ..controller.clock import schedule
 from ..controller.packets import complete, new_record, set_length
@@ -88,11 +87,11 @@ from ..controller.state import (
     PK_VALUE,
     PR_BMU_SETUP,
     PR_HEADER_WORDS,
-    PR_REGISTER_WORDS,
     PR_INJECTORS,
     PR_NP_RECEIVE,
     PR_NP_SEND,
     PR_PORTS,
+    PR_REGISTER_WORDS,
     ROUTE_DESTINATION,
     ST_DELIVERIES,
     ST_DELIVERY_SERIAL,
@@ -116,6 +115,7 @@ from ..controller.state import (
     VALUE_ALTERED,
     VALUE_TRUE,
 )
+from ..jit import kernel_call, kernel_part
 from .program import (
     EVENT_DELIVERED,
     EVENT_FORGE,

@@ -32,7 +32,7 @@ def _value(r: dict) -> float:
 
 def _rank_correlation(x: list[float], y: list[float]) -> float:
     """Spearman's rho: does y rise (+1) or fall (-1) with x, whatever the shape of the curve."""
-    rank = lambda v: np.argsort(np.argsort(v))  # noqa: E731
+    rank = lambda v: np.argsort(np.argsort(v))
     return float(np.corrcoef(rank(np.asarray(x)), rank(np.asarray(y)))[0, 1])
 
 

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..sweep import run_tasks
 from .claims import check_all
 from .points import (
     FULL,
@@ -16,7 +17,6 @@ from .points import (
     SaturationProbe,
     mean_and_half_width,
 )
-from ..sweep import run_tasks
 
 K_BCASTS = ("2bcast", "3bcast", "4bcast", "5bcast", "6bcast")
 

@@ -1,0 +1,91 @@
+"""The timing wheel against an obviously correct clock: a dict of due ticks, scanned in full.
+
+Both are driven by the same pre-drawn plan: whenever an id runs, it reschedules a few ids (itself or
+others) at random offsets: in this very tick (before or after itself in the order), in the next ticks,
+far beyond the wheel's span (so through the overflow heap), or never. The documented order must come
+out of both: ticks in increasing order; within a tick, ids in increasing order; an id scheduled during a
+tick for that tick runs in it only if it comes after the one running, else in the next tick.
+"""
+
+import numpy as np
+import pytest
+from numba import njit
+
+from harts.controller import state as S
+from harts.controller.clock import begin_tick, next_wheel_tick, peek_due, schedule, take_due
+
+IDS = 97
+STEPS = 20_000
+
+
+@njit
+def _wheel(clock, stats, plan_ids, plan_offsets, first, out):
+    for k in range(first.shape[0]):
+        schedule(clock, stats, k, first[k])
+    begin_tick(clock, stats, 0)
+    step = 0
+    n = 0
+    while n < out.shape[0]:
+        e = peek_due(clock, stats)
+        if e < 0:
+            t = next_wheel_tick(clock, stats)
+            if t == S.NEVER:
+                break
+            begin_tick(clock, stats, t)
+            continue
+        take_due(clock, stats, e)
+        out[n, 0] = stats[S.ST_TIME]
+        out[n, 1] = e
+        n += 1
+        for _ in range(3):
+            offset = plan_offsets[step % plan_offsets.shape[0]]
+            other = plan_ids[step % plan_ids.shape[0]]
+            step += 1
+            schedule(clock, stats, other, S.NEVER if offset < 0 else stats[S.ST_TIME] + offset)
+    return n
+
+
+def _reference(plan_ids, plan_offsets, first, steps):
+    due = {k: int(t) for k, t in enumerate(first)}
+    out = []
+    now, current, step = 0, -1, 0
+    while len(out) < steps:
+        candidates = [e for e, t in due.items() if t == now and e > current]
+        if not candidates:
+            if not due:
+                break
+            now, current = min(due.values()), -1
+            continue
+        e = min(candidates)
+        del due[e]
+        current = e
+        out.append((now, e))
+        for _ in range(3):
+            offset = int(plan_offsets[step % len(plan_offsets)])
+            other = int(plan_ids[step % len(plan_ids)])
+            step += 1
+            due.pop(other, None)
+            if offset >= 0:
+                t = now + offset
+                if t == now and other <= current:
+                    t = now + 1  # signalled in this tick to a part that has already run: seen next tick
+                due[other] = t
+    return np.array(out, dtype=np.int64).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_timing_wheel_runs_ids_in_the_documented_order(seed):
+    rng = np.random.default_rng(seed)
+    plan_ids = rng.integers(0, IDS, size=4096)
+    # mostly a few ticks ahead; some this tick, some a wheel span or more ahead (the heap), some never
+    choices = np.array([0, 0, 1, 2, 5, 6, 30, 200, S.WHEEL_TICKS - 1, S.WHEEL_TICKS, 3 * S.WHEEL_TICKS + 7, -1])
+    plan_offsets = choices[rng.integers(0, len(choices), size=4096)]
+    first = rng.integers(0, 50, size=IDS)
+    clock = S.empty_clock(IDS // 13 + 1, 12)
+    stats = np.zeros(S.ST_ROWS, dtype=np.int64)
+    stats[S.ST_CURRENT] = -1
+    out = np.zeros((STEPS, 2), dtype=np.int64)
+    n = _wheel(clock, stats, plan_ids, plan_offsets, first, out)
+    expected = _reference(plan_ids, plan_offsets, first, STEPS)
+    assert n == len(expected) == STEPS
+    assert np.array_equal(out[:n], expected)
