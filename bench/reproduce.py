@@ -14,7 +14,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harts.figures import reproduce
+from harts.experiments.kandlur_shin.figures import reproduce
 
 LIMITS = {"quick": 120, "full": 900}  # seconds, on a 2-core machine
 

@@ -292,7 +292,7 @@ class Simulation:
         params[S.PR_LAST_TICK] = S.NEVER if more else last_create + self.config["run.drain_cycles"] * bpc
         started = time.perf_counter()
         if not run_kernel.signatures and not kernel_is_cached():
-            print("harts: compiling the simulation kernel (first run only, about a minute)", file=sys.stderr,
+            print("harts: compiling the simulation kernel (first run only, 20-40 s)", file=sys.stderr,
                   flush=True)
         kernel = compiled_kernel()
         loaded = time.perf_counter()
