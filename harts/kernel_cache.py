@@ -10,7 +10,7 @@ import hashlib
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
-_COMPILED_SOURCES = ("jit.py", "controller/*.py", "np/*.py", "network/*.py")
+_COMPILED_SOURCES = ("jit.py", "controller/*.py", "np/*.py", "network/*.py", "faults/injection.py")
 
 
 def kernel_is_cached() -> bool:

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -79,3 +81,27 @@ def test_broadcast_plot_is_written(tmp_path):
     orange = ((abs(rgb[..., 0] - 255) < 30) & (abs(rgb[..., 1] - 127) < 30) & (rgb[..., 2] < 60)).sum()
     blue = ((rgb[..., 0] < 60) & (abs(rgb[..., 1] - 119) < 30) & (rgb[..., 2] > 150)).sum()
     assert orange > 500 and blue > 500
+
+
+@pytest.mark.parametrize("name", ["uniform_e9.yaml", "mesh_8x8.yaml", "torus_8x8.yaml", "hypercube_q6.yaml",
+                                  "mesh_hypercube_9x8.yaml"])
+def test_every_shipped_topology_runs_calibrates_and_benchmarks(name, tmp_path):
+    short = tmp_path / name
+    short.write_text((REPO / "configs" / name).read_text().replace("cycles: 50000", "cycles: 3000")
+                     .replace("cycles: 20000", "cycles: 3000"))
+    data = json.loads(harts("run", str(short), "--json"))
+    assert data["packets"] == data["deliveries"] > 100
+    assert data["mean_hops"] > 1 and 0 < data["link_utilisation"] < 0.5
+    calibration = json.loads(harts("calibrate", "--config", str(REPO / "configs" / name), "--json"))
+    assert calibration["max_residual_cycles"] == 0 and calibration["topology"] == data["topology"]
+    speed = json.loads(harts("bench", "--config", str(short), "--cycles", "2000", "--json"))
+    assert speed["topology"] == data["topology"] and speed["packet_hops_per_second"] > 0
+
+
+def test_broadcast_on_a_network_other_than_the_hexagonal_mesh_is_refused_in_one_line():
+    proc = subprocess.run([sys.executable, "-m", "harts.cli", "broadcast", "--algorithm", "sbcast", "--config",
+                           "configs/torus_8x8.yaml"], capture_output=True, text=True, cwd=REPO, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "harts: error: harts broadcast: paper 000's algorithms run on the hexagonal mesh; the config's topology "
+        "is 'torus' (use --size N or a config with topology: {kind: hex, size: N})"]

@@ -1,7 +1,10 @@
-"""Buffer management unit: transit storage with its capacity, and the ready queue feeding the transmitters.
+"""Buffer management unit: transit storage with its capacity, the flow control that protects it, and the
+ready queue feeding the transmitters.
 
 The ready queue holds this node's own packets (handed over by the NP) and transit packets stored whole,
-ordered by the tick they become ready; idle BMU injection contexts take them from its head.
+ordered by the tick they become ready; idle BMU injection contexts take them from its head. A full BMU
+drops a packet it must store (bmu.when_full: drop), or (wait) transmitters start a packet towards it
+only when it can promise room for the whole packet: the flow control of virtual cut-through.
 """
 
 from ..jit import kernel_part
@@ -9,7 +12,9 @@ from .clock import schedule
 from .packets import hold
 from .state import (
     CONTENTION_QUEUED,
+    CONTENTION_STORED,
     CX_PKT,
+    DROP_BMU_OVERFLOW,
     ND_BMU_CHANGED,
     ND_BMU_CREDIT,
     ND_BMU_INTEGRAL,
@@ -20,12 +25,20 @@ from .state import (
     ND_QUEUE_TAIL,
     NEVER,
     PK_CONTENTION,
+    PK_DROPPED,
+    PK_IN_BMU,
+    PK_LEN,
     PK_NEXT,
     PK_PREV,
     PK_READY,
+    PK_STORES,
     PR_BMU_CAPACITY,
+    PR_BMU_DROPS_WHEN_FULL,
     PR_INJECTORS,
     PR_PORTS,
+    ST_DROPS,
+    ST_OVERFLOWS,
+    ST_STORED_IN,
 )
 
 
@@ -43,6 +56,45 @@ def bmu_change(node, v, c, used_delta, credit_delta):
     node[v, ND_BMU_CREDIT] += credit_delta
     held = node[v, ND_BMU_USED] + node[v, ND_BMU_CREDIT]
     node[v, ND_BMU_PEAK] = max(node[v, ND_BMU_PEAK], held)
+
+
+@kernel_part
+def bmu_reserve(node, params, u, length, c):
+    """A packet is about to stream into node u: with waiting flow control, promise room for all of it, or
+    refuse (False) when there is none."""
+    if params[PR_BMU_DROPS_WHEN_FULL] != 0:
+        return True
+    if bmu_free_bytes(node, params, u) < length:
+        return False
+    bmu_change(node, u, c, 0, length)
+    return True
+
+
+@kernel_part
+def bmu_end_promise(node, params, v, length, c):
+    """The packet a promise was made for starts streaming on (to a transmitter or into the BMU)."""
+    if params[PR_BMU_DROPS_WHEN_FULL] == 0:
+        bmu_change(node, v, c, 0, -length)
+
+
+@kernel_part
+def bmu_store(controller, packets, clock, stats, params, v, p, ready, c):
+    """Keep packet p whole in v's BMU, ready for an injection context at `ready`; or, in a full BMU that
+    drops, drop it (the bytes still arrive, and are thrown away)."""
+    pk = packets.table
+    length = pk[p, PK_LEN]
+    if params[PR_BMU_DROPS_WHEN_FULL] != 0 and bmu_free_bytes(controller.node, params, v) < length:
+        pk[p, PK_DROPPED] = DROP_BMU_OVERFLOW
+        stats[ST_OVERFLOWS] += 1
+        stats[ST_DROPS] += 1
+        return
+    bmu_change(controller.node, v, c, length, 0)
+    pk[p, PK_IN_BMU] = 1
+    pk[p, PK_STORES] += 1
+    pk[p, PK_CONTENTION] |= CONTENTION_STORED
+    stats[ST_STORED_IN] += length
+    pk[p, PK_READY] = ready
+    bmu_enqueue(controller, packets, clock, stats, params, v, p, c)
 
 
 @kernel_part

@@ -14,25 +14,26 @@ event per shared instruction instead of one per instruction, with identical resu
 from ..jit import kernel_part
 from ..np.processor import np_deliver, np_sent
 from . import isa
-from .bmu import bmu_change, bmu_enqueue, bmu_free_bytes, bmu_pop_ready
+from .bmu import bmu_change, bmu_end_promise, bmu_pop_ready, bmu_store
 from .clock import schedule
-from .link import receiver_next_pending
+from .link import carry
 from .packets import release
 from .state import (
+    CONTENTION_QUEUED,
     CONTENTION_RETRIED,
-    CONTENTION_STORED,
     CX_ARRIVE,
     CX_DIR,
     CX_DONE_TICK,
     CX_FROM_STORE,
     CX_HEADER,
     CX_PC,
+    CX_PENDING_HEAD,
+    CX_PENDING_TAIL,
     CX_PKT,
     CX_RESUME_TICK,
     CX_RETRY,
     CX_STREAM_START,
     CX_STREAMING,
-    DROP_BMU_OVERFLOW,
     ERR_BAD_CONTEXT,
     ERR_DROPPED,
     ERR_FIFO_OVERFLOW,
@@ -42,6 +43,7 @@ from .state import (
     ERR_TRUNCATED,
     ERR_TWO_STREAMS,
     NEVER,
+    PK_ARRIVE,
     PK_BUS_TICKS,
     PK_BYTES_RECEIVED,
     PK_CONTENTION,
@@ -51,17 +53,17 @@ from .state import (
     PK_HOPS,
     PK_IN_BMU,
     PK_LEN,
-    PK_READY,
+    PK_NEXT,
     PK_ROUTE,
     PK_STORES,
     PK_UID,
     PR_AXES,
-    PR_BMU_DROPS_WHEN_FULL,
     PR_BMU_SETUP,
     PR_BUS_DELAY,
     PR_BYTES_PER_CYCLE,
     PR_DELIVER,
     PR_ENTRY_INJECT,
+    PR_ENTRY_RECEIVE,
     PR_FIFO_BYTES,
     PR_HEADER_BYTES,
     PR_INJECTORS,
@@ -73,8 +75,8 @@ from .state import (
     PR_TABLE_WORD,
     ROUTE_DESTINATION,
     ROUTE_SEGMENTS,
+    ST_CURRENT,
     ST_CUT_THROUGHS,
-    ST_DROPS,
     ST_ERROR,
     ST_ERROR_CONTEXT,
     ST_ERROR_CYCLE,
@@ -85,12 +87,76 @@ from .state import (
     ST_INSTRUCTIONS,
     ST_LAST_PROGRESS,
     ST_LATEST,
-    ST_OVERFLOWS,
-    ST_STORED_IN,
     ST_STORED_OUT,
     TX_FREE,
 )
 from .transmitter import NO_LINK, REFUSED_FULL, transmit
+
+
+@kernel_part
+def accept(ctx, packets, params, stats, ci, e, p, arrive, now):
+    """Packet p, sent at tick `now`, reaches link receiver ci (event id e) from tick `arrive`. Returns the
+    tick from which the receiver runs its microprogram on it, or -1 if the receiver is busy (p waits in
+    its FIFO, oldest first)."""
+    pk = packets.table
+    if ctx[ci, CX_PKT] < 0:
+        receiver_begin(ctx, pk, params, ci, p, arrive)
+        done = ctx[ci, CX_DONE_TICK]
+        if now < done or (now == done and stats[ST_CURRENT] < e):
+            # The receiver's last 'done' ran ahead of the clock and comes after this arrival: the packet
+            # waits for it, as it would have in the receiver's FIFO.
+            return waited_behind(pk, params, p, ctx[ci, CX_RESUME_TICK], arrive)
+        # Another part's signal raised at tick `now` is seen at now + 1 at the earliest.
+        return max(now + 1, arrive)
+    # The receiver is still finishing the previous packet: this one waits in the receiver FIFO.
+    pk[p, PK_ARRIVE] = arrive
+    pk[p, PK_NEXT] = -1
+    tail = ctx[ci, CX_PENDING_TAIL]
+    if tail < 0:
+        ctx[ci, CX_PENDING_HEAD] = p
+    else:
+        pk[tail, PK_NEXT] = p
+    ctx[ci, CX_PENDING_TAIL] = p
+    return -1
+
+
+@kernel_part
+def waited_behind(pk, params, p, free, arrive):
+    """The tick a receiver that is free from `free` starts on packet p arriving at `arrive`. Starting
+    after p's header is in delays it (a receiver can do nothing with a packet before), so p has queued
+    behind the packet before it."""
+    start = max(free, arrive)
+    if start > arrive + params[PR_HEADER_BYTES]:
+        pk[p, PK_CONTENTION] |= CONTENTION_QUEUED
+    return start
+
+
+@kernel_part
+def receiver_begin(ctx, pk, params, ci, p, arrive):
+    """Start link receiver ci on packet p whose first byte arrives at tick `arrive`."""
+    ctx[ci, CX_PKT] = p
+    ctx[ci, CX_ARRIVE] = arrive
+    ctx[ci, CX_PC] = params[PR_ENTRY_RECEIVE]
+    ctx[ci, CX_HEADER] = 0
+    ctx[ci, CX_STREAMING] = 0
+    ctx[ci, CX_DIR] = pk[p, PK_DIR]
+
+
+@kernel_part
+def receiver_next_pending(ctx, packets, params, ci, free):
+    """After `done`, take the oldest packet that arrived while busy and return the tick the receiver starts
+    on it (it is free from `free`), or go idle (returns -1)."""
+    pk = packets.table
+    p = ctx[ci, CX_PENDING_HEAD]
+    if p < 0:
+        ctx[ci, CX_PKT] = -1
+        return -1
+    ctx[ci, CX_PENDING_HEAD] = pk[p, PK_NEXT]
+    if pk[p, PK_NEXT] < 0:
+        ctx[ci, CX_PENDING_TAIL] = -1
+    pk[p, PK_NEXT] = -1
+    receiver_begin(ctx, pk, params, ci, p, pk[p, PK_ARRIVE])
+    return waited_behind(pk, params, p, free, pk[p, PK_ARRIVE])
 
 
 @kernel_part
@@ -197,9 +263,7 @@ def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
     backlog = c - ctx[ci, CX_ARRIVE]
     stats[ST_FIFO_PEAK] = max(stats[ST_FIFO_PEAK], backlog)
     ctx[ci, CX_STREAM_START] = c
-    # The BMU's promise of room for this packet ends: the bytes now go to a transmitter or into the BMU.
-    if params[PR_BMU_DROPS_WHEN_FULL] == 0:
-        bmu_change(node, v, c, 0, -pk[p, PK_LEN])
+    bmu_end_promise(node, params, v, pk[p, PK_LEN], c)
     return backlog <= params[PR_FIFO_BYTES]
 
 
@@ -208,9 +272,13 @@ def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now)
     """Start packet p on `port` of node v at tick c, its header already written. Returns the tick its first
     byte leaves, or a refusal (transmitter.REFUSED_*, NO_LINK). A receiver at the far end that was idle
     starts on it at once."""
-    first, receiver, start = transmit(machine, controller, packets, logs.stats, v, port, p, c)
-    if receiver >= 0:
-        advance(machine, controller, packets, logs, clock, receiver, machine.neighbours[v, port], start, now)
+    first = transmit(machine, controller, packets, logs.stats, v, port, p, c)
+    if first >= 0 and packets.table[p, PK_DROPPED] == 0:
+        receiver, u, arrive = carry(machine, packets, v, port, p, first)
+        start = accept(controller.ctx, packets, machine.params, logs.stats, receiver, receiver + u + 1, p, arrive,
+                       now)
+        if start >= 0:
+            advance(machine, controller, packets, logs, clock, receiver, u, start, now)
     return first
 
 
@@ -433,20 +501,10 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             return -1
         if op != isa.OP_STORE:
             delivers = True
-        elif params[PR_BMU_DROPS_WHEN_FULL] != 0 and bmu_free_bytes(controller.node, params, v) < length:
-            pk[p, PK_DROPPED] = DROP_BMU_OVERFLOW  # the bytes still arrive, and are thrown away
-            stats[ST_OVERFLOWS] += 1
-            stats[ST_DROPS] += 1
         else:
-            # the whole packet goes into the BMU and is sent on when a transmitter frees
-            bmu_change(controller.node, v, c, length, 0)
-            pk[p, PK_IN_BMU] = 1
-            pk[p, PK_STORES] += 1
-            pk[p, PK_CONTENTION] |= CONTENTION_STORED
-            stats[ST_STORED_IN] += length
-            pk[p, PK_READY] = tail_time(ci, p, local, ctx, pk, params) + params[PR_BUS_DELAY] \
-                + params[PR_BMU_SETUP]
-            bmu_enqueue(controller, packets, clock, stats, params, v, p, c)
+            # whole in the BMU, ready for an injection context once its last byte is across the bus
+            ready = tail_time(ci, p, local, ctx, pk, params) + params[PR_BUS_DELAY] + params[PR_BMU_SETUP]
+            bmu_store(controller, packets, clock, stats, params, v, p, ready, c)
     if delivers:
         _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, hops, cuts, stores)
     stats[ST_INSTRUCTIONS] += 1

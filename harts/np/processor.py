@@ -9,29 +9,11 @@ holding the NP, and all the sends of one procedure run go together, so the links
 
 from ..controller.bmu import bmu_enqueue
 from ..controller.clock import schedule
+from ..controller.logs import log_delivery
 from ..controller.packets import complete, new_record, set_length
 from ..controller.state import (
     CONTENTION_QUEUED,
     CX_DIR,
-    DL_CONTENTION,
-    DL_CORRUPT,
-    DL_CREATE,
-    DL_CUTS,
-    DL_DEST,
-    DL_DIR,
-    DL_HOPS,
-    DL_LENGTH,
-    DL_NODE,
-    DL_ORIGIN,
-    DL_PARENT,
-    DL_PORT,
-    DL_ROUTE,
-    DL_SENDER,
-    DL_SERIAL,
-    DL_STORES,
-    DL_TICK,
-    DL_UID,
-    DL_VALUE,
     DROP_CRASHED_NODE,
     E_ARGUMENT,
     E_CONTENTION,
@@ -66,7 +48,6 @@ from ..controller.state import (
     NOTIFY_SENT,
     PK_CONTENTION,
     PK_CORRUPT,
-    PK_CREATE,
     PK_CUTS,
     PK_DELIVERIES,
     PK_DEST,
@@ -91,10 +72,7 @@ from ..controller.state import (
     PR_NP_RECEIVE,
     PR_NP_SEND,
     PR_PORTS,
-    PR_REGISTER_WORDS,
     ROUTE_DESTINATION,
-    ST_DELIVERIES,
-    ST_DELIVERY_SERIAL,
     ST_DROPS,
     ST_ERROR,
     ST_ERROR_CYCLE,
@@ -194,45 +172,14 @@ def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, t
     params = machine.params
     stats = logs.stats
     pk = packets.table
-    dl = logs.deliveries
-    d = stats[ST_DELIVERIES]
-    stats[ST_DELIVERIES] = d + 1
-    serial = stats[ST_DELIVERY_SERIAL]
-    stats[ST_DELIVERY_SERIAL] = serial + 1
-    stats[ST_LAST_PROGRESS] = c
-    port = ci - v * (params[PR_PORTS] + params[PR_INJECTORS])
-    dl[DL_SERIAL, d] = serial
-    dl[DL_UID, d] = pk[p, PK_UID]
-    dl[DL_ORIGIN, d] = pk[p, PK_ORIGIN]
-    dl[DL_NODE, d] = v
-    dl[DL_TICK, d] = tick
-    dl[DL_HOPS, d] = hops
-    dl[DL_CUTS, d] = cuts
-    dl[DL_STORES, d] = stores
-    dl[DL_PORT, d] = port
-    dl[DL_DIR, d] = controller.ctx[ci, CX_DIR]
-    dl[DL_SENDER, d] = pk[p, PK_SENDER]
-    dl[DL_DEST, d] = pk[p, PK_DEST]
-    dl[DL_PARENT, d] = pk[p, PK_PARENT]
-    dl[DL_CREATE, d] = pk[p, PK_CREATE]
-    dl[DL_ROUTE, d] = pk[p, PK_ROUTE]
-    dl[DL_VALUE, d] = pk[p, PK_VALUE]
-    dl[DL_CORRUPT, d] = pk[p, PK_CORRUPT]
-    dl[DL_CONTENTION, d] = pk[p, PK_CONTENTION]
-    dl[DL_LENGTH, d] = pk[p, PK_LEN]
-    words = params[PR_HEADER_WORDS]
-    registers = params[PR_REGISTER_WORDS]
-    # the header as delivered: the registers, as the microprogram left them, and the NP program's words
-    for w in range(registers):
-        logs.delivery_header[d, w] = controller.regs[ci, w]
-    for w in range(registers, words):
-        logs.delivery_header[d, w] = packets.header[p, w]
+    serial, d = log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores)
     pk[p, PK_DELIVERIES] += 1
+    stats[ST_LAST_PROGRESS] = c
     if pk[p, PK_NOTIFY] & NOTIFY_DELIVERED == 0:
         return
     events = processor.events
     e = _new_event(events, stats, EVENT_DELIVERED, v, tick)
-    events[e, E_PORT] = port
+    events[e, E_PORT] = ci - v * (params[PR_PORTS] + params[PR_INJECTORS])
     events[e, E_DIRECTION] = controller.ctx[ci, CX_DIR]
     events[e, E_SENDER] = pk[p, PK_SENDER]
     events[e, E_LENGTH] = pk[p, PK_LEN]
@@ -247,7 +194,7 @@ def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, t
     events[e, E_CORRUPT] = pk[p, PK_CORRUPT]
     events[e, E_CONTENTION] = pk[p, PK_CONTENTION]
     events[e, E_FORGED] = pk[p, PK_FORGED]
-    for w in range(words):
+    for w in range(params[PR_HEADER_WORDS]):
         events[e, E_HEADER + w] = logs.delivery_header[d, w]
     _post(machine, controller, processor, clock, stats, e, v, c)
 

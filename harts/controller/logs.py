@@ -1,0 +1,146 @@
+"""The logs the caller drains: one row per copy delivered to an NP (the delivery log, with each copy's
+header as delivered) and one per packet record when it completes (the packet log). They are the run's
+observations; nothing in the kernel reads them back."""
+
+from ..jit import kernel_part
+from .state import (
+    CX_DIR,
+    DL_CONTENTION,
+    DL_CORRUPT,
+    DL_CREATE,
+    DL_CUTS,
+    DL_DEST,
+    DL_DIR,
+    DL_HOPS,
+    DL_LENGTH,
+    DL_NODE,
+    DL_ORIGIN,
+    DL_PARENT,
+    DL_PORT,
+    DL_ROUTE,
+    DL_SENDER,
+    DL_SERIAL,
+    DL_STORES,
+    DL_TICK,
+    DL_UID,
+    DL_VALUE,
+    PK_BYTES_RECEIVED,
+    PK_BYTES_SENT,
+    PK_CONTENTION,
+    PK_CORRUPT,
+    PK_CREATE,
+    PK_CUTS,
+    PK_DELIVERIES,
+    PK_DEST,
+    PK_DIR,
+    PK_DROPPED,
+    PK_FORGED,
+    PK_HOPS,
+    PK_HOPS_INHERITED,
+    PK_LEN,
+    PK_ORIGIN,
+    PK_PARENT,
+    PK_ROUTE,
+    PK_SENDER,
+    PK_STORES,
+    PK_UID,
+    PK_VALUE,
+    PL_BYTES_RECEIVED,
+    PL_BYTES_SENT,
+    PL_COMPLETE,
+    PL_CONTENTION,
+    PL_CREATE,
+    PL_CUTS,
+    PL_DELIVERIES,
+    PL_DEST,
+    PL_DIR,
+    PL_DROPPED,
+    PL_FORGED,
+    PL_HOPS,
+    PL_HOPS_INHERITED,
+    PL_LEN,
+    PL_ORIGIN,
+    PL_PARENT,
+    PL_ROUTE,
+    PL_SENDER,
+    PL_STORES,
+    PL_UID,
+    PR_HEADER_WORDS,
+    PR_INJECTORS,
+    PR_PORTS,
+    PR_REGISTER_WORDS,
+    ST_DELIVERIES,
+    ST_DELIVERY_SERIAL,
+    ST_LOGGED,
+)
+
+
+@kernel_part
+def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores):
+    """A copy of packet p reaches the NP of node v at `tick` by receiver context ci; returns its serial and
+    its row of the log."""
+    stats = logs.stats
+    pk = packets.table
+    dl = logs.deliveries
+    d = stats[ST_DELIVERIES]
+    stats[ST_DELIVERIES] = d + 1
+    serial = stats[ST_DELIVERY_SERIAL]
+    stats[ST_DELIVERY_SERIAL] = serial + 1
+    port = ci - v * (params[PR_PORTS] + params[PR_INJECTORS])
+    dl[DL_SERIAL, d] = serial
+    dl[DL_UID, d] = pk[p, PK_UID]
+    dl[DL_ORIGIN, d] = pk[p, PK_ORIGIN]
+    dl[DL_NODE, d] = v
+    dl[DL_TICK, d] = tick
+    dl[DL_HOPS, d] = hops
+    dl[DL_CUTS, d] = cuts
+    dl[DL_STORES, d] = stores
+    dl[DL_PORT, d] = port
+    dl[DL_DIR, d] = controller.ctx[ci, CX_DIR]
+    dl[DL_SENDER, d] = pk[p, PK_SENDER]
+    dl[DL_DEST, d] = pk[p, PK_DEST]
+    dl[DL_PARENT, d] = pk[p, PK_PARENT]
+    dl[DL_CREATE, d] = pk[p, PK_CREATE]
+    dl[DL_ROUTE, d] = pk[p, PK_ROUTE]
+    dl[DL_VALUE, d] = pk[p, PK_VALUE]
+    dl[DL_CORRUPT, d] = pk[p, PK_CORRUPT]
+    dl[DL_CONTENTION, d] = pk[p, PK_CONTENTION]
+    dl[DL_LENGTH, d] = pk[p, PK_LEN]
+    words = params[PR_HEADER_WORDS]
+    registers = params[PR_REGISTER_WORDS]
+    # the header as delivered: the registers, as the microprogram left them, and the NP program's words
+    for w in range(registers):
+        logs.delivery_header[d, w] = controller.regs[ci, w]
+    for w in range(registers, words):
+        logs.delivery_header[d, w] = packets.header[p, w]
+    return serial, d
+
+
+@kernel_part
+def log_packet(packets, logs, p, c):
+    """Packet record p completes at tick c."""
+    pk = packets.table
+    stats = logs.stats
+    log = logs.packets
+    i = stats[ST_LOGGED]
+    stats[ST_LOGGED] = i + 1
+    log[PL_UID, i] = pk[p, PK_UID]
+    log[PL_ORIGIN, i] = pk[p, PK_ORIGIN]
+    log[PL_SENDER, i] = pk[p, PK_SENDER]
+    log[PL_DEST, i] = pk[p, PK_DEST]
+    log[PL_LEN, i] = pk[p, PK_LEN]
+    log[PL_ROUTE, i] = pk[p, PK_ROUTE]
+    log[PL_PARENT, i] = pk[p, PK_PARENT]
+    log[PL_CREATE, i] = pk[p, PK_CREATE]
+    log[PL_HOPS, i] = pk[p, PK_HOPS]
+    log[PL_CUTS, i] = pk[p, PK_CUTS]
+    log[PL_STORES, i] = pk[p, PK_STORES]
+    log[PL_BYTES_SENT, i] = pk[p, PK_BYTES_SENT]
+    log[PL_BYTES_RECEIVED, i] = pk[p, PK_BYTES_RECEIVED]
+    log[PL_DROPPED, i] = pk[p, PK_DROPPED]
+    log[PL_CONTENTION, i] = pk[p, PK_CONTENTION]
+    log[PL_DELIVERIES, i] = pk[p, PK_DELIVERIES]
+    log[PL_COMPLETE, i] = c
+    log[PL_DIR, i] = pk[p, PK_DIR]
+    log[PL_HOPS_INHERITED, i] = pk[p, PK_HOPS_INHERITED]
+    log[PL_FORGED, i] = pk[p, PK_FORGED]
