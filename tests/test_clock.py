@@ -12,7 +12,13 @@ import pytest
 from numba import njit
 
 from harts.controller import state as S
-from harts.controller.clock import begin_tick, next_wheel_tick, peek_due, schedule, take_due
+from harts.controller.clock import (
+    begin_tick,
+    next_wheel_tick,
+    peek_due,
+    schedule,
+    take_due,
+)
 
 IDS = 97
 STEPS = 20_000

@@ -42,7 +42,7 @@ from .state import (
 
 
 @kernel_part
-def _room_for(logs, processor, records, rows):
+def _room_for(logs, records, rows):
     """Whether the pools can take `records` more packet records and NP events, and the logs `rows` rows."""
     stats = logs.stats
     return (stats[ST_FREE_COUNT] >= records and stats[ST_EVENT_FREE_COUNT] >= records
@@ -66,7 +66,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
         c = stats[ST_TIME]
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and traffic[TR_CREATE, i] <= c:
-            if not _room_for(logs, processor, room, room):
+            if not _room_for(logs, room, room):
                 stats[ST_PAUSED] = PAUSE_ROOM
                 return
             np_inject(offsets, procedure, machine, controller, packets, logs, clock, processor, traffic, i, c)
@@ -82,7 +82,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
             # an NP may run a procedure for every event in its inbox now: make sure they all fit
             need = room * max(1, np_inbox_length(controller.node, processor.events, -1 - owner)) if owner < 0 \
                 else room
-            if not _room_for(logs, processor, need, room):
+            if not _room_for(logs, need, room):
                 stats[ST_PAUSED] = PAUSE_ROOM
                 return
             take_due(clock, stats, e)
@@ -141,7 +141,7 @@ def _signature():
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two, two, two, two),
-               Packets(two, two), Logs(one, two, two, two), Clock(one, one, one, one, one, one, one, one, one, one, one),
+               Packets(two, two), Logs(one, two, two, two), Clock(*[one] * len(Clock._fields)),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -94,18 +94,18 @@ from .transmitter import NO_LINK, REFUSED_FULL, transmit
 
 
 @kernel_part
-def accept(ctx, packets, params, stats, ci, e, p, arrive, now):
+def _accept(ctx, packets, params, stats, ci, e, p, arrive, now):
     """Packet p, sent at tick `now`, reaches link receiver ci (event id e) from tick `arrive`. Returns the
     tick from which the receiver runs its microprogram on it, or -1 if the receiver is busy (p waits in
     its FIFO, oldest first)."""
     pk = packets.table
     if ctx[ci, CX_PKT] < 0:
-        receiver_begin(ctx, pk, params, ci, p, arrive)
+        _begin(ctx, pk, params, ci, p, arrive)
         done = ctx[ci, CX_DONE_TICK]
         if now < done or (now == done and stats[ST_CURRENT] < e):
             # The receiver's last 'done' ran ahead of the clock and comes after this arrival: the packet
             # waits for it, as it would have in the receiver's FIFO.
-            return waited_behind(pk, params, p, ctx[ci, CX_RESUME_TICK], arrive)
+            return _waited_behind(pk, params, p, ctx[ci, CX_RESUME_TICK], arrive)
         # Another part's signal raised at tick `now` is seen at now + 1 at the earliest.
         return max(now + 1, arrive)
     # The receiver is still finishing the previous packet: this one waits in the receiver FIFO.
@@ -121,7 +121,7 @@ def accept(ctx, packets, params, stats, ci, e, p, arrive, now):
 
 
 @kernel_part
-def waited_behind(pk, params, p, free, arrive):
+def _waited_behind(pk, params, p, free, arrive):
     """The tick a receiver that is free from `free` starts on packet p arriving at `arrive`. Starting
     after p's header is in delays it (a receiver can do nothing with a packet before), so p has queued
     behind the packet before it."""
@@ -132,7 +132,7 @@ def waited_behind(pk, params, p, free, arrive):
 
 
 @kernel_part
-def receiver_begin(ctx, pk, params, ci, p, arrive):
+def _begin(ctx, pk, params, ci, p, arrive):
     """Start link receiver ci on packet p whose first byte arrives at tick `arrive`."""
     ctx[ci, CX_PKT] = p
     ctx[ci, CX_ARRIVE] = arrive
@@ -143,7 +143,7 @@ def receiver_begin(ctx, pk, params, ci, p, arrive):
 
 
 @kernel_part
-def receiver_next_pending(ctx, packets, params, ci, free):
+def _next_pending(ctx, packets, params, ci, free):
     """After `done`, take the oldest packet that arrived while busy and return the tick the receiver starts
     on it (it is free from `free`), or go idle (returns -1)."""
     pk = packets.table
@@ -155,8 +155,8 @@ def receiver_next_pending(ctx, packets, params, ci, free):
     if pk[p, PK_NEXT] < 0:
         ctx[ci, CX_PENDING_TAIL] = -1
     pk[p, PK_NEXT] = -1
-    receiver_begin(ctx, pk, params, ci, p, pk[p, PK_ARRIVE])
-    return waited_behind(pk, params, p, free, pk[p, PK_ARRIVE])
+    _begin(ctx, pk, params, ci, p, pk[p, PK_ARRIVE])
+    return _waited_behind(pk, params, p, free, pk[p, PK_ARRIVE])
 
 
 @kernel_part
@@ -275,7 +275,7 @@ def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now)
     first = transmit(machine, controller, packets, logs.stats, v, port, p, c)
     if first >= 0 and packets.table[p, PK_DROPPED] == 0:
         receiver, u, arrive = carry(machine, packets, v, port, p, first)
-        start = accept(controller.ctx, packets, machine.params, logs.stats, receiver, receiver + u + 1, p, arrive,
+        start = _accept(controller.ctx, packets, machine.params, logs.stats, receiver, receiver + u + 1, p, arrive,
                        now)
         if start >= 0:
             advance(machine, controller, packets, logs, clock, receiver, u, start, now)
@@ -525,7 +525,7 @@ def _receiver_done(ctx, packets, logs, params, ci, p, t, cycles):
     release(packets, logs, p, t)
     ctx[ci, CX_DONE_TICK] = t
     ctx[ci, CX_RESUME_TICK] = t + cycles
-    return receiver_next_pending(ctx, packets, params, ci, t + cycles)
+    return _next_pending(ctx, packets, params, ci, t + cycles)
 
 
 @kernel_part
