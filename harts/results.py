@@ -161,12 +161,13 @@ class Result:
         broadcast initiations), and for each copy the position in `origins` of its origin."""
         dl = self.deliveries
         origins = np.asarray(origins, dtype=np.int64)
-        order = np.argsort(origins)
         rows = np.nonzero(dl[S.DL_UID] >= NP_UID_BASE)[0]
-        at = np.searchsorted(origins[order], dl[S.DL_ORIGIN, rows])
-        at = np.minimum(at, max(len(origins) - 1, 0))
-        hit = (len(origins) > 0) & (origins[order][at] == dl[S.DL_ORIGIN, rows]) if len(origins) else \
-            np.zeros(len(rows), bool)
+        if len(origins) == 0:
+            return rows[:0], rows[:0]
+        order = np.argsort(origins)
+        sorted_origins = origins[order]
+        at = np.minimum(np.searchsorted(sorted_origins, dl[S.DL_ORIGIN, rows]), len(origins) - 1)
+        hit = sorted_origins[at] == dl[S.DL_ORIGIN, rows]
         return rows[hit], order[at[hit]]
 
     def summary(self) -> dict:

@@ -27,7 +27,7 @@ from .faults.fault_set import FaultSet, faults_from_config
 from .invariants import RunChecks
 from .kernel_cache import kernel_is_cached
 from .network import Topology, build_topology, node_count, port_count
-from .np.program import MAX_SENDS, Program, load_program
+from .np.program import MAX_SENDS, S_HEADER, Program, load_program
 from .results import Recorder, Result
 from .traffic import Traffic, TrafficSource, build_traffic, unicast
 from .yamlsource import Located
@@ -184,14 +184,13 @@ class Simulation:
 
     def _machine(self, params: np.ndarray) -> S.Machine:
         topo = self.topology
-        words = {name: word for name, word in self.layout.fields.items()}
         tables = np.full((1, topo.n_nodes), -1, dtype=np.int64)
         if self.program.route_tables is not None:
             tables = np.ascontiguousarray(self.program.route_tables(topo), dtype=np.int64)
             if tables.ndim != 2 or tables.shape[1] != topo.n_nodes:
                 raise SimulationError(f"NP program {self.program.name!r}: route tables must have one column per "
                                       f"node ({topo.n_nodes}), got shape {tables.shape}")
-        return S.Machine(self.microprogram.placed(words), params, topo.neighbours, topo.in_port,
+        return S.Machine(self.microprogram.placed(self.layout.fields), params, topo.neighbours, topo.in_port,
                          topo.axis_positive, topo.axis_negative, topo.shape, topo.offset_table, tables)
 
     def _processor(self) -> S.Processor:
@@ -202,7 +201,6 @@ class Simulation:
         system = S.System(np.ascontiguousarray(parameters, dtype=np.int64), topo.neighbours, topo.in_port,
                           np.array([self.layout.fields[f] for f in program.fields] or [0], dtype=np.int64),
                           self.layout.route())
-        from .np.program import S_HEADER
         return S.Processor(S.event_pool(self._initial_records(topo.n_nodes), words),
                            np.zeros((topo.n_nodes, max(1, program.state_words)), dtype=np.int64),
                            np.zeros((MAX_SENDS, S_HEADER + words), dtype=np.int64), system)
