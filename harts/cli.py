@@ -50,6 +50,22 @@ def _load(text: str) -> float:
     return value
 
 
+def _output_file(text: str) -> str:
+    """An argparse type: a file this process can create or overwrite, checked before any work is done."""
+    from pathlib import Path
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory, expected a file to write")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text}: directory {path.parent} does not exist")
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {exc.strerror}") from None
+    return text
+
+
 def _config(path: str | None):
     from .config import defaults, load_config
     return load_config(path) if path else defaults()
@@ -82,8 +98,14 @@ def cmd_run(args) -> int:
     from .config import load_config
     from .simulation import Simulation
     config = load_config(args.config)
-    result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False)
-    _print(result.summary(), args.json)
+    traced = args.packet_trace is not None
+    result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False, hops=traced)
+    summary = result.summary()
+    if traced:
+        from .tools.packet_trace import write_packet_trace
+        write_packet_trace(result, args.packet_trace)
+        summary["packet_trace"] = args.packet_trace
+    _print(summary, args.json)
     return 0
 
 
@@ -280,6 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the simulation a config file describes and print a summary")
     run.add_argument("config", help="YAML config (see README for the keys)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
+                     help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
     run.set_defaults(func=cmd_run)
 
     cal = sub.add_parser("calibrate", help="measure S, r, d at zero load and the residual of S + rM + (h-1)d")

@@ -58,8 +58,12 @@ KEYS = [
     Key("bmu.when_full", "str", "drop",
         "a packet that must be stored in a full BMU is dropped and counted (drop), or transmitters wait until "
         "the next BMU can promise room (wait: lossless virtual cut-through, can deadlock past saturation)"),
-    Key("bmu.injection_contexts", "int", 6,
-        "BMU slots on the time-sliced bus: packets the BMU can be sending at once", 1),
+    Key("bmu.bus_interfaces", "int", 6,
+        "BMU interfaces on the time-sliced bus: packets the BMU can be sending at once", 1),
+    Key("bmu.queues", "str", "single",
+        "how packets ready in the BMU wait for an interface: single (one queue in ready order; a packet whose "
+        "transmitters are busy holds its interface until one frees, and those behind it wait) or per_output "
+        "(such a packet goes back to wait for the transmitter it needs and frees the interface)"),
     Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}"),
     Key("traffic.broadcasts", "list", [],
         "explicit send_packet worms (kandlur_shin NP program): {cycle, source, direction, distance, length}"),
@@ -98,7 +102,8 @@ KEYS = [
 ]
 KEY_BY_NAME = {k.name: k for k in KEYS}
 # Sections that were replaced: a config that still uses one gets a one-line error naming the replacement.
-REPLACED = {"mesh": "'mesh.size' was replaced by 'topology: {kind: hex, size: N}'"}
+REPLACED = {"mesh": "'mesh.size' was replaced by 'topology: {kind: hex, size: N}'",
+            "bmu.injection_contexts": "'bmu.injection_contexts' was replaced by 'bmu.bus_interfaces'"}
 
 
 @dataclass

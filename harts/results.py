@@ -39,16 +39,18 @@ class Tally:
 class Recorder:
     """Takes the drained logs: sums what the summary needs and, if asked, keeps every row."""
 
-    def __init__(self, simulation, keep: bool):
+    def __init__(self, simulation, keep: bool, hops: bool):
         self.keep = keep
+        self.keep_hops = hops
         self.warmup_ticks = simulation.config["run.warmup_cycles"] * simulation.config.bytes_per_cycle
         self.tally = Tally()
         self._deliveries: list[np.ndarray] = []
         self._header: list[np.ndarray] = []
         self._packets: list[np.ndarray] = []
+        self._hops: list[np.ndarray] = []
         self._words = simulation.layout.words
 
-    def take(self, deliveries: np.ndarray, header: np.ndarray, packets: np.ndarray) -> None:
+    def take(self, deliveries: np.ndarray, header: np.ndarray, packets: np.ndarray, hops: np.ndarray) -> None:
         t = self.tally
         t.deliveries += deliveries.shape[1]
         traffic_unicast = (deliveries[S.DL_UID] < NP_UID_BASE) & (deliveries[S.DL_ROUTE] == S.ROUTE_DESTINATION)
@@ -72,13 +74,16 @@ class Recorder:
             self._deliveries.append(deliveries)
             self._header.append(header)
             self._packets.append(packets)
+        if self.keep_hops:
+            self._hops.append(hops)
 
     def finish(self) -> Logs:
+        hops = np.concatenate(self._hops + [np.zeros((S.HL_ROWS, 0), np.int64)], axis=1) if self.keep_hops else None
         if not self.keep:
-            return Logs(None, None, None, self.tally)
+            return Logs(None, None, None, hops, self.tally)
         return Logs(np.concatenate(self._deliveries + [np.zeros((S.DL_ROWS, 0), np.int64)], axis=1),
                     np.concatenate(self._header + [np.zeros((0, max(self._words, 1)), np.int64)], axis=0),
-                    np.concatenate(self._packets + [np.zeros((S.PL_ROWS, 0), np.int64)], axis=1), self.tally)
+                    np.concatenate(self._packets + [np.zeros((S.PL_ROWS, 0), np.int64)], axis=1), hops, self.tally)
 
 
 @dataclass
@@ -86,6 +91,7 @@ class Logs:
     deliveries: np.ndarray | None  # state.DL_* rows, one column per delivered copy, in delivery order
     delivery_header: np.ndarray | None  # (copies, header words): each copy's header as delivered
     packets: np.ndarray | None  # state.PL_* rows, one column per packet record, in completion order
+    hops: np.ndarray | None  # state.HL_* rows, one column per step of a packet at a node (run(hops=True))
     tally: Tally
 
 
@@ -131,6 +137,12 @@ class Result:
     @property
     def packets(self) -> np.ndarray:
         return self._kept(self.logs.packets)
+
+    @property
+    def hops(self) -> np.ndarray:
+        if self.logs.hops is None:
+            raise SimulationError("this run kept no hop log (run(hops=True))")
+        return self.logs.hops
 
     def _kept(self, table):
         if table is None:

@@ -128,7 +128,7 @@ class Simulation:
             raise _topology_error(config, str(exc)) from None
         self.microprogram = microprogram or assemble(config.microcode_path())
         self.program = program or load_program(config["np.program"], config.file_relative("."))
-        contexts = ports + config["bmu.injection_contexts"]
+        contexts = ports + config["bmu.bus_interfaces"]
         words = ports + 1 + 3 * self.microprogram.segments + len(self.microprogram.fields) + len(self.program.fields)
         needed = memory_estimate(nodes, ports, contexts, words, self._initial_records(nodes))
         available = available_memory()
@@ -165,13 +165,16 @@ class Simulation:
         p[S.PR_NP_RECEIVE] = c["timing.np_receive_cycles"] * bpc
         p[S.PR_DELIVER] = c["timing.deliver_cycles"] * bpc
         p[S.PR_PORTS] = self.topology.n_ports
-        p[S.PR_INJECTORS] = c["bmu.injection_contexts"]
+        p[S.PR_BUS_INTERFACES] = c["bmu.bus_interfaces"]
         p[S.PR_DEADLOCK_TICKS] = c["run.deadlock_cycles"] * bpc
         p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
         if c["bmu.when_full"] not in ("drop", "wait"):
             raise c.error("bmu.when_full", f"'bmu.when_full' must be drop or wait, got {c['bmu.when_full']!r}")
         p[S.PR_BMU_DROPS_WHEN_FULL] = c["bmu.when_full"] == "drop"
+        if c["bmu.queues"] not in ("single", "per_output"):
+            raise c.error("bmu.queues", f"'bmu.queues' must be single or per_output, got {c['bmu.queues']!r}")
+        p[S.PR_BMU_PER_OUTPUT] = c["bmu.queues"] == "per_output"
         p[S.PR_HEADER_WORDS] = self.layout.words
         p[S.PR_REGISTER_WORDS] = self.layout.registers
         p[S.PR_AXES] = self.layout.axes
@@ -205,17 +208,17 @@ class Simulation:
                            np.zeros((topo.n_nodes, max(1, program.state_words)), dtype=np.int64),
                            np.zeros((MAX_SENDS, S_HEADER + words), dtype=np.int64), system)
 
-    def _initial_state(self, faults: FaultSet) -> dict:
+    def _initial_state(self, faults: FaultSet, hops: bool) -> dict:
         """Every table of the kernel, allocated once for the run (pools grow if the kernel asks)."""
         topo = self.topology
         words = self.layout.words
-        contexts = topo.n_nodes * (topo.n_ports + self.config["bmu.injection_contexts"])
+        contexts = topo.n_nodes * (topo.n_ports + self.config["bmu.bus_interfaces"])
         ctx = S.table(contexts, S.CX_ROWS)
         ctx[:, S.CX_PKT] = -1
         ctx[:, S.CX_PENDING_HEAD] = -1
         ctx[:, S.CX_PENDING_TAIL] = -1
         ctx[:, S.CX_DONE_TICK] = -1
-        per_node = topo.n_ports + self.config["bmu.injection_contexts"]
+        per_node = topo.n_ports + self.config["bmu.bus_interfaces"]
         tx = S.table(topo.n_nodes * topo.n_ports, S.TX_ROWS)
         tx[:, S.TX_DEAD] = faults.dead_transmitters
         tx[:, S.TX_UID] = -1
@@ -234,12 +237,13 @@ class Simulation:
         params = self.params.copy()
         params[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
         params[S.PR_FAULTS] = faults.any()
+        params[S.PR_HOP_LOG] = hops
         return {
             "machine": self._machine(params),
             "controller": S.Controller(ctx, S.table(contexts, self.layout.registers), tx, node),
             "packets": S.packet_pool(records, words),
             "logs": S.Logs(stats, S.table(S.DL_ROWS, LOG_ROWS), S.table(LOG_ROWS, words),
-                           S.table(S.PL_ROWS, LOG_ROWS)),
+                           S.table(S.PL_ROWS, LOG_ROWS), S.table(S.HL_ROWS, LOG_ROWS if hops else 0)),
             "clock": S.empty_clock(topo.n_nodes, per_node),
             "processor": self._processor(),
         }
@@ -259,11 +263,12 @@ class Simulation:
 
     def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
             slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None,
-            keep: bool = True) -> Result:
+            keep: bool = True, hops: bool = False) -> Result:
         """Run traffic (default: the config's) until the network is empty; check the invariants.
 
         ``keep``: keep every delivery and packet record in the result (False: only what the summary
-        needs, so that memory does not grow with the length of the run). ``progress``: a bar on stderr.
+        needs, so that memory does not grow with the length of the run). ``hops``: also keep the hop log,
+        every step of every packet at every node (``Result.hops``, for packet traces). ``progress``: a bar on stderr.
         ``faults`` replaces the config's faults for this run. ``observer`` (see harts.tools.trace) is
         called with the state whenever the kernel returns and decides where it pauses. The kernel runs in
         slices of simulated time (default: 1% of the traffic's duration, at least 1000 cycles) so that
@@ -277,10 +282,10 @@ class Simulation:
             source = traffic
         faults = self.faults if faults is None else faults
         bpc = self.config.bytes_per_cycle
-        state = self._initial_state(faults)
+        state = self._initial_state(faults, hops)
         machine, logs = state["machine"], state["logs"]
         stats, params = logs.stats, machine.params
-        recorder = Recorder(self, keep)
+        recorder = Recorder(self, keep, hops)
         checks = RunChecks(self) if check else None
         chunks = _Lookahead(source.chunks())
         uids = 0
@@ -355,7 +360,8 @@ class Simulation:
         stats = logs.stats
         room = int(state["machine"].params[S.PR_ROOM])
         if logs.deliveries.shape[1] - stats[S.ST_DELIVERIES] < room or \
-                logs.packets.shape[1] - stats[S.ST_LOGGED] < room:
+                logs.packets.shape[1] - stats[S.ST_LOGGED] < room or \
+                (logs.hops.shape[1] and logs.hops.shape[1] - stats[S.ST_HOP_ROWS] < room):
             self._drain(state, recorder, checks)
             return
         if stats[S.ST_FREE_COUNT] <= stats[S.ST_EVENT_FREE_COUNT]:
@@ -370,18 +376,20 @@ class Simulation:
         deliveries = logs.deliveries[:, : stats[S.ST_DELIVERIES]].copy()
         header = logs.delivery_header[: stats[S.ST_DELIVERIES]].copy()
         packets = logs.packets[:, : stats[S.ST_LOGGED]].copy()
+        hops = logs.hops[:, : stats[S.ST_HOP_ROWS]].copy()
         stats[S.ST_DELIVERIES] = 0
         stats[S.ST_LOGGED] = 0
+        stats[S.ST_HOP_ROWS] = 0
         if checks is not None:
             checks.take(deliveries, packets)
-        recorder.take(deliveries, header, packets)
+        recorder.take(deliveries, header, packets, hops)
 
     def _raise_on_error(self, stats: np.ndarray, state: dict) -> None:
         code = int(stats[S.ST_ERROR])
         if code == S.ERR_NONE:
             return
         cycle = int(stats[S.ST_ERROR_CYCLE]) / self.config.bytes_per_cycle
-        per_node = self.topology.n_ports + self.config["bmu.injection_contexts"]
+        per_node = self.topology.n_ports + self.config["bmu.bus_interfaces"]
         ci = int(stats[S.ST_ERROR_CONTEXT])
         node, slot = divmod(ci, per_node)
         who = f"link receiver {slot}" if slot < self.topology.n_ports else f"BMU context {slot - self.topology.n_ports}"

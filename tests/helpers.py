@@ -13,8 +13,8 @@ def config(size=5, **overrides):
 def closed_form(cfg):
     """S, r, d of harts.yaml derived by hand from the parameters and the microprogram (see MODEL.md).
 
-    Source: the NP hands the packet over (np_send), the BMU makes it ready (bmu_setup), the injection
-    context runs wait_header and branch before its forward (2 cycles) and the bus carries the first byte
+    Source: the NP hands the packet over (np_send), the BMU makes it ready (bmu_setup), the bus
+    interface runs wait_header and branch before its forward (2 cycles) and the bus carries the first byte
     to the transmitter (bus_delay). Each node cut through: wire (link_delay), the header arriving
     (header/bpc), wait_header, two branches and forward (3 cycles after the header), bus (bus_delay).
     Destination: the last byte reaches the BMU over the bus (bus_delay) and the NP (deliver_cycles).

@@ -37,7 +37,7 @@ def test_an_np_program_from_outside_the_package_uses_every_route_kind_timers_and
     # +x from (2,2) wraps after (4,2) to (0,2): nodes 13, 14, 10, 11
     assert dl[S.DL_NODE, table].tolist() == [13, 14, 10, 11]
     # Zero-load timing by hand, in ticks (6 per cycle): the NP hands over (6), the BMU makes it ready (6),
-    # the injection context runs wait_header and two branches (18) and forwards: first byte out at 36 (bus
+    # the bus interface runs wait_header and two branches (18) and forwards: first byte out at 36 (bus
     # 6). Each receiver tees 64 bytes: last byte on the bus at arrival + 64, at the NP 12 later. Each hop
     # after the first adds the header (6), wait_header, two branches, add, tee (24) and the bus (6): 36.
     assert dl[S.DL_TICK, table].tolist() == [36 + 64 + 12 + 36 * k for k in range(4)]
@@ -79,7 +79,7 @@ def test_the_contention_certificate_names_what_each_packet_waited_for():
     sim = Simulation(config(5))
     alone = sim.run(unicast([0], [0], [12], [128]))
     assert alone.summary()["contention_free"] and alone.packet(0)[S.PL_CONTENTION] == 0
-    # two packets on one link at once: the second waits for the transmitter (an injection context retries)
+    # two packets on one link at once: the second waits for the transmitter (a bus interface retries)
     both = sim.run(unicast([0, 0], [0, 0], [1, 1], [512, 64]))
     assert both.packet(0)[S.PL_CONTENTION] == 0
     assert both.packet(1)[S.PL_CONTENTION] == S.CONTENTION_RETRIED

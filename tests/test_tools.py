@@ -60,7 +60,7 @@ def test_trace_shows_a_packet_on_the_transmitter_bus_and_bmu(tmp_path):
     # node 1 receives it on receiver 0 (travelling in direction 0) and cuts through: its bus slot 0 is used
     assert any(v == 1 for _, v in waves["n1.bus.slot0"])
     assert any(v == 1 for _, v in waves["n1.rx0.packet"])
-    # the BMU injection context of node 0 ran its microprogram
+    # the BMU bus interface of node 0 ran its microprogram
     assert len({v for _, v in waves["n0.bmu0.pc"]}) > 1
     assert max(t for signal in waves.values() for t, _ in signal) <= 120 * cycle
 

@@ -1,20 +1,28 @@
 """Buffer management unit: transit storage with its capacity, the flow control that protects it, and the
-ready queue feeding the transmitters.
+queue feeding its bus interfaces.
 
-The ready queue holds this node's own packets (handed over by the NP) and transit packets stored whole,
-ordered by the tick they become ready; idle BMU injection contexts take them from its head. A full BMU
-drops a packet it must store (bmu.when_full: drop), or (wait) transmitters start a packet towards it
-only when it can promise room for the whole packet: the flow control of virtual cut-through.
+The queue holds this node's own packets (handed over by the NP) and transit packets stored whole, ordered
+by the tick they become ready; an idle bus interface (bmu.bus_interfaces of them) takes the head and runs
+the microprogram's inject entry on it. With bmu.queues: single, a packet whose transmitters are busy holds
+its interface until one frees, and the packets behind it wait; with per_output, it goes back to the queue,
+ready again when the transmitter it waits for frees, so it waits for its output without holding an
+interface. A full BMU drops a packet it must store (bmu.when_full: drop), or (wait) transmitters start a
+packet towards it only when it can promise room for the whole packet: the flow control of virtual
+cut-through.
 """
 
 from ..jit import kernel_part
 from .clock import schedule
-from .packets import hold
+from .logs import log_hop
+from .packets import hold, release
 from .state import (
     CONTENTION_QUEUED,
     CONTENTION_STORED,
+    CX_FROM_STORE,
+    CX_IDLE_FROM,
     CX_PKT,
     DROP_BMU_OVERFLOW,
+    HOP_STORE,
     ND_BMU_CHANGED,
     ND_BMU_CREDIT,
     ND_BMU_INTEGRAL,
@@ -32,9 +40,10 @@ from .state import (
     PK_PREV,
     PK_READY,
     PK_STORES,
+    PK_UID,
     PR_BMU_CAPACITY,
     PR_BMU_DROPS_WHEN_FULL,
-    PR_INJECTORS,
+    PR_BUS_INTERFACES,
     PR_PORTS,
     ST_DROPS,
     ST_OVERFLOWS,
@@ -78,9 +87,10 @@ def bmu_end_promise(node, params, v, length, c):
 
 
 @kernel_part
-def bmu_store(controller, packets, clock, stats, params, v, p, ready, c):
-    """Keep packet p whole in v's BMU, ready for an injection context at `ready`; or, in a full BMU that
+def bmu_store(controller, packets, logs, clock, params, v, p, ready, c):
+    """Keep packet p whole in v's BMU, ready for a bus interface at `ready`; or, in a full BMU that
     drops, drop it (the bytes still arrive, and are thrown away)."""
+    stats = logs.stats
     pk = packets.table
     length = pk[p, PK_LEN]
     if params[PR_BMU_DROPS_WHEN_FULL] != 0 and bmu_free_bytes(controller.node, params, v) < length:
@@ -94,12 +104,13 @@ def bmu_store(controller, packets, clock, stats, params, v, p, ready, c):
     pk[p, PK_CONTENTION] |= CONTENTION_STORED
     stats[ST_STORED_IN] += length
     pk[p, PK_READY] = ready
+    log_hop(logs, params, HOP_STORE, pk[p, PK_UID], v, -1, c, ready)
     bmu_enqueue(controller, packets, clock, stats, params, v, p, c)
 
 
 @kernel_part
 def bmu_enqueue(controller, packets, clock, stats, params, v, p, c):
-    """Insert packet p (PK_READY already set) into v's ready queue and wake a sleeping injection context."""
+    """Insert packet p (PK_READY already set) into v's ready queue and wake a sleeping bus interface."""
     node = controller.node
     pk = packets.table
     hold(packets, p)
@@ -122,13 +133,29 @@ def bmu_enqueue(controller, packets, clock, stats, params, v, p, c):
         pk[after, PK_PREV] = p
     node[v, ND_QUEUE_LEN] += 1
     ports = params[PR_PORTS]
-    per_node = ports + params[PR_INJECTORS]
+    per_node = ports + params[PR_BUS_INTERFACES]
     first = v * per_node + ports
-    for ci in range(first, first + params[PR_INJECTORS]):
+    ctx = controller.ctx
+    for ci in range(first, first + params[PR_BUS_INTERFACES]):
         e = ci + v + 1
-        if controller.ctx[ci, CX_PKT] < 0 and clock.time[e] == NEVER:
-            schedule(clock, stats, e, max(c, ready))
+        wake = max(c, ready, ctx[ci, CX_IDLE_FROM])
+        if ctx[ci, CX_PKT] < 0 and clock.time[e] > wake:
+            # an idle interface asleep until a packet behind this one is ready (or for good) looks again
+            schedule(clock, stats, e, wake)
             break
+
+
+@kernel_part
+def bmu_requeue(controller, packets, logs, clock, params, ci, v, p, ready, c):
+    """Per-output queues: bus interface ci of node v, refused the transmitters packet p needs, gives p back
+    to wait for them; p is ready again at `ready`, when the first of them frees."""
+    ctx = controller.ctx
+    pk = packets.table
+    pk[p, PK_IN_BMU] = ctx[ci, CX_FROM_STORE]
+    pk[p, PK_READY] = ready
+    ctx[ci, CX_PKT] = -1
+    bmu_enqueue(controller, packets, clock, logs.stats, params, v, p, c)
+    release(packets, logs, p, c)
 
 
 @kernel_part

@@ -20,6 +20,7 @@ from .state import (
     PAUSE_SLICE,
     PAUSE_TRAFFIC,
     PR_DEADLOCK_TICKS,
+    PR_HOP_LOG,
     PR_LAST_TICK,
     PR_PAUSE_AT,
     PR_ROOM,
@@ -30,6 +31,7 @@ from .state import (
     ST_EVENT_FREE_COUNT,
     ST_EVENTS,
     ST_FREE_COUNT,
+    ST_HOP_ROWS,
     ST_LAST_PROGRESS,
     ST_LATEST,
     ST_LOGGED,
@@ -42,12 +44,13 @@ from .state import (
 
 
 @kernel_part
-def _room_for(logs, records, rows):
+def _room_for(logs, params, records, rows):
     """Whether the pools can take `records` more packet records and NP events, and the logs `rows` rows."""
     stats = logs.stats
     return (stats[ST_FREE_COUNT] >= records and stats[ST_EVENT_FREE_COUNT] >= records
             and logs.deliveries.shape[1] - stats[ST_DELIVERIES] >= rows
-            and logs.packets.shape[1] - stats[ST_LOGGED] >= rows)
+            and logs.packets.shape[1] - stats[ST_LOGGED] >= rows
+            and (params[PR_HOP_LOG] == 0 or logs.hops.shape[1] - stats[ST_HOP_ROWS] >= rows))
 
 
 @kernel_entry
@@ -66,7 +69,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
         c = stats[ST_TIME]
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and traffic[TR_CREATE, i] <= c:
-            if not _room_for(logs, room, room):
+            if not _room_for(logs, params, room, room):
                 stats[ST_PAUSED] = PAUSE_ROOM
                 return
             np_inject(offsets, procedure, machine, controller, packets, logs, clock, processor, traffic, i, c)
@@ -82,7 +85,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
             # an NP may run a procedure for every event in its inbox now: make sure they all fit
             need = room * max(1, np_inbox_length(controller.node, processor.events, -1 - owner)) if owner < 0 \
                 else room
-            if not _room_for(logs, need, room):
+            if not _room_for(logs, params, need, room):
                 stats[ST_PAUSED] = PAUSE_ROOM
                 return
             take_due(clock, stats, e)
@@ -141,7 +144,7 @@ def _signature():
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two, two, two, two),
-               Packets(two, two), Logs(one, two, two, two), Clock(*[one] * len(Clock._fields)),
+               Packets(two, two), Logs(one, two, two, two, two), Clock(*[one] * len(Clock._fields)),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -4,7 +4,7 @@ neighbour the link arrives on."""
 
 from ..jit import kernel_part
 from .packets import hold
-from .state import PR_INJECTORS, PR_LINK_DELAY, PR_PORTS
+from .state import PR_BUS_INTERFACES, PR_LINK_DELAY, PR_PORTS
 
 
 @kernel_part
@@ -14,5 +14,5 @@ def carry(machine, packets, v, direction, p, out_start):
     params = machine.params
     hold(packets, p)
     u = machine.neighbours[v, direction]
-    ci = u * (params[PR_PORTS] + params[PR_INJECTORS]) + machine.in_port[v, direction]
+    ci = u * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) + machine.in_port[v, direction]
     return ci, u, out_start + params[PR_LINK_DELAY]

@@ -1,6 +1,7 @@
 """The logs the caller drains: one row per copy delivered to an NP (the delivery log, with each copy's
-header as delivered) and one per packet record when it completes (the packet log). They are the run's
-observations; nothing in the kernel reads them back."""
+header as delivered), one per packet record when it completes (the packet log) and, when asked for, one
+per step of a packet at a node (the hop log). They are the run's observations; nothing in the kernel
+reads them back."""
 
 from ..jit import kernel_part
 from .state import (
@@ -24,6 +25,12 @@ from .state import (
     DL_TICK,
     DL_UID,
     DL_VALUE,
+    HL_END,
+    HL_KIND,
+    HL_NODE,
+    HL_PORT,
+    HL_START,
+    HL_UID,
     PK_BYTES_RECEIVED,
     PK_BYTES_SENT,
     PK_CONTENTION,
@@ -65,12 +72,14 @@ from .state import (
     PL_SENDER,
     PL_STORES,
     PL_UID,
+    PR_BUS_INTERFACES,
     PR_HEADER_WORDS,
-    PR_INJECTORS,
+    PR_HOP_LOG,
     PR_PORTS,
     PR_REGISTER_WORDS,
     ST_DELIVERIES,
     ST_DELIVERY_SERIAL,
+    ST_HOP_ROWS,
     ST_LOGGED,
 )
 
@@ -86,7 +95,7 @@ def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, 
     stats[ST_DELIVERIES] = d + 1
     serial = stats[ST_DELIVERY_SERIAL]
     stats[ST_DELIVERY_SERIAL] = serial + 1
-    port = ci - v * (params[PR_PORTS] + params[PR_INJECTORS])
+    port = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES])
     dl[DL_SERIAL, d] = serial
     dl[DL_UID, d] = pk[p, PK_UID]
     dl[DL_ORIGIN, d] = pk[p, PK_ORIGIN]
@@ -144,3 +153,20 @@ def log_packet(packets, logs, p, c):
     log[PL_DIR, i] = pk[p, PK_DIR]
     log[PL_HOPS_INHERITED, i] = pk[p, PK_HOPS_INHERITED]
     log[PL_FORGED, i] = pk[p, PK_FORGED]
+
+
+@kernel_part
+def log_hop(logs, params, kind, uid, v, port, start, end):
+    """One step (HOP_*) of packet `uid` at node v, if the run keeps a hop log."""
+    if params[PR_HOP_LOG] == 0:
+        return
+    stats = logs.stats
+    i = stats[ST_HOP_ROWS]
+    stats[ST_HOP_ROWS] = i + 1
+    hops = logs.hops
+    hops[HL_KIND, i] = kind
+    hops[HL_UID, i] = uid
+    hops[HL_NODE, i] = v
+    hops[HL_PORT, i] = port
+    hops[HL_START, i] = start
+    hops[HL_END, i] = end

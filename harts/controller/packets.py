@@ -1,5 +1,5 @@
 """Packet records: taken from a recycled pool when an NP sends a packet, returned when the last holder
-(a receiver, a link, a BMU injection context, the BMU ready queue) lets go, and then written to the
+(a receiver, a link, a BMU bus interface, the BMU ready queue) lets go, and then written to the
 packet log. So the pool holds the packets in flight, not every packet of the run.
 """
 

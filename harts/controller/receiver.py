@@ -1,7 +1,7 @@
 """Receivers: the microprogrammed heart of the routing controller.
 
 Every node has P link receivers (one per incoming link, indexed by the direction the packets on it
-travel) and B BMU injection contexts that run the same microprogram on packets leaving the BMU. A
+travel) and B BMU bus interfaces that run the same microprogram on packets leaving the BMU. A
 context's micro-sequencer is started by the event that gives it work and executes one instruction per
 cycle; an instruction taking k cycles lets the next one execute k cycles later.
 
@@ -14,9 +14,10 @@ event per shared instruction instead of one per instruction, with identical resu
 from ..jit import kernel_part
 from ..np.processor import np_deliver, np_sent
 from . import isa
-from .bmu import bmu_change, bmu_end_promise, bmu_pop_ready, bmu_store
+from .bmu import bmu_change, bmu_end_promise, bmu_pop_ready, bmu_requeue, bmu_store
 from .clock import schedule
 from .link import carry
+from .logs import log_hop
 from .packets import release
 from .state import (
     CONTENTION_QUEUED,
@@ -26,6 +27,7 @@ from .state import (
     CX_DONE_TICK,
     CX_FROM_STORE,
     CX_HEADER,
+    CX_IDLE_FROM,
     CX_PC,
     CX_PENDING_HEAD,
     CX_PENDING_TAIL,
@@ -42,6 +44,10 @@ from .state import (
     ERR_NO_ROUTE,
     ERR_TRUNCATED,
     ERR_TWO_STREAMS,
+    HOP_CUT,
+    HOP_DELIVER,
+    HOP_RECEIVE,
+    HOP_SEND,
     NEVER,
     PK_ARRIVE,
     PK_BUS_TICKS,
@@ -58,15 +64,16 @@ from .state import (
     PK_STORES,
     PK_UID,
     PR_AXES,
+    PR_BMU_PER_OUTPUT,
     PR_BMU_SETUP,
     PR_BUS_DELAY,
+    PR_BUS_INTERFACES,
     PR_BYTES_PER_CYCLE,
     PR_DELIVER,
     PR_ENTRY_INJECT,
     PR_ENTRY_RECEIVE,
     PR_FIFO_BYTES,
     PR_HEADER_BYTES,
-    PR_INJECTORS,
     PR_PORTS,
     PR_REGISTER_WORDS,
     PR_RUN_AHEAD,
@@ -272,11 +279,18 @@ def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now)
     """Start packet p on `port` of node v at tick c, its header already written. Returns the tick its first
     byte leaves, or a refusal (transmitter.REFUSED_*, NO_LINK). A receiver at the far end that was idle
     starts on it at once."""
+    params = machine.params
+    pk = packets.table
     first = transmit(machine, controller, packets, logs.stats, v, port, p, c)
-    if first >= 0 and packets.table[p, PK_DROPPED] == 0:
+    if first < 0:
+        return first
+    length = pk[p, PK_LEN]
+    local = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) >= params[PR_PORTS]
+    log_hop(logs, params, HOP_SEND if local else HOP_CUT, pk[p, PK_UID], v, port, first, first + length)
+    if pk[p, PK_DROPPED] == 0:
         receiver, u, arrive = carry(machine, packets, v, port, p, first)
-        start = _accept(controller.ctx, packets, machine.params, logs.stats, receiver, receiver + u + 1, p, arrive,
-                       now)
+        log_hop(logs, params, HOP_RECEIVE, pk[p, PK_UID], u, machine.in_port[v, port], arrive, arrive + length)
+        start = _accept(controller.ctx, packets, params, logs.stats, receiver, receiver + u + 1, p, arrive, now)
         if start >= 0:
             advance(machine, controller, packets, logs, clock, receiver, u, start, now)
     return first
@@ -370,6 +384,8 @@ def _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, 
     params = machine.params
     tick = tail_time(ci, p, False, controller.ctx, packets.table, params) + params[PR_BUS_DELAY] \
         + params[PR_DELIVER]
+    receiver = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES])
+    log_hop(logs, params, HOP_DELIVER, packets.table[p, PK_UID], v, receiver, c, tick)
     np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, tick, hops, cuts, stores, c)
 
 
@@ -453,6 +469,7 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             ctx[ci, CX_PKT] = -1
             release(packets, logs, p, c)
             # Look for the next ready packet from the next cycle on (the instruction's own cycles).
+            ctx[ci, CX_IDLE_FROM] = c + cycles
             return c + cycles
         return _receiver_done(ctx, packets, logs, params, ci, p, c, cycles)
 
@@ -478,6 +495,13 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             pk[p, PK_CONTENTION] |= CONTENTION_RETRIED
             following = code[isa.CODE_TARGET, pc]
             if following == isa.RETRY:
+                if local and params[PR_BMU_PER_OUTPUT] != 0:
+                    # the packet waits in the BMU for its output; the interface moves on
+                    _write_header(regs, packets.header, params, ci, p)
+                    ctx[ci, CX_IDLE_FROM] = c + cycles
+                    bmu_requeue(controller, packets, logs, clock, params, ci, v, p, ctx[ci, CX_RETRY], c)
+                    stats[ST_INSTRUCTIONS] += 1
+                    return c + cycles
                 # Hold the packet and execute this instruction again when a transmitter frees.
                 schedule(clock, stats, ci + v + 1, ctx[ci, CX_RETRY])
                 return -1
@@ -502,9 +526,9 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
         if op != isa.OP_STORE:
             delivers = True
         else:
-            # whole in the BMU, ready for an injection context once its last byte is across the bus
+            # whole in the BMU, ready for a bus interface once its last byte is across the bus
             ready = tail_time(ci, p, local, ctx, pk, params) + params[PR_BUS_DELAY] + params[PR_BMU_SETUP]
-            bmu_store(controller, packets, clock, stats, params, v, p, ready, c)
+            bmu_store(controller, packets, logs, clock, params, v, p, ready, c)
     if delivers:
         _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, hops, cuts, stores)
     stats[ST_INSTRUCTIONS] += 1
@@ -549,7 +573,7 @@ def advance(machine, controller, packets, logs, clock, ci, v, t, now):
     code = machine.code
     ctx = controller.ctx
     stats = logs.stats
-    local = ci - v * (params[PR_PORTS] + params[PR_INJECTORS]) >= params[PR_PORTS]
+    local = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) >= params[PR_PORTS]
     run_ahead = params[PR_RUN_AHEAD] != 0
     e = ci + v + 1
     executed = 0
@@ -600,10 +624,10 @@ def proceed(machine, controller, packets, logs, clock, processor, ci, v, now):
     params = machine.params
     code = machine.code
     ctx = controller.ctx
-    local = ci - v * (params[PR_PORTS] + params[PR_INJECTORS]) >= params[PR_PORTS]
+    local = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) >= params[PR_PORTS]
     p = ctx[ci, CX_PKT]
     if p < 0:
-        # An idle BMU injection context takes the next ready packet from the BMU.
+        # An idle BMU bus interface takes the next ready packet from the BMU.
         p, ready = bmu_pop_ready(controller.node, packets, v, now)
         if p < 0:
             schedule(clock, logs.stats, ci + v + 1, ready)

@@ -29,7 +29,7 @@ PK_DIR = 6  # direction it travels in (each transmitter sets it; before the firs
 PK_NOTIFY = 7  # NOTIFY_* bits
 PK_PARENT = 8  # serial of the delivery whose NP event sent it, -1 if none
 PK_CREATE = 9  # tick the NP was asked to send it
-PK_READY = 10  # tick from which the BMU may hand it to an injection context
+PK_READY = 10  # tick from which the BMU may hand it to a bus interface
 PK_NEXT = 11  # link in whichever list holds it (free list, BMU ready queue, receiver pending list)
 PK_ARRIVE = 12  # tick its first byte reaches the receiver it is pending at
 PK_HOPS = 13  # links traversed so far (inherited from the copy an NP sent it from)
@@ -37,7 +37,7 @@ PK_CUTS = 14  # nodes cut through so far (likewise)
 PK_STORES = 15  # store-and-forward restarts so far: BMU stores and NP re-sends (likewise)
 PK_BYTES_SENT = 16  # bytes put on links by this record
 PK_BYTES_RECEIVED = 17  # bytes taken in by receivers, or swallowed by a fault at the far end
-PK_IN_BMU = 18  # 1 from 'store' until an injection context takes it from the ready queue
+PK_IN_BMU = 18  # 1 from 'store' until a bus interface takes it from the ready queue
 PK_VALUE = 19  # the payload's value (what a receiving node decides on)
 PK_CORRUPT = 20  # 1: the payload was damaged on a link, its checksum fails
 PK_DROPPED = 21  # DROP_* reason if a fault or a full BMU swallowed it, else 0
@@ -86,7 +86,7 @@ FAULT_ALTER = 2  # Byzantine: forwards and relays everything with an altered pay
 FAULT_DROP = 3  # Byzantine: swallows everything that reaches it
 FAULT_BOGUS = 4  # Byzantine: forwards correctly, and forges packets in answer to every copy it gets
 
-# ---- contexts: P link receivers then B BMU injection contexts per node ----------------------------------------
+# ---- contexts: P link receivers then B BMU bus interfaces per node ----------------------------------------
 CX_PC = 0
 CX_PKT = 1  # packet record being handled, -1 when idle
 CX_ARRIVE = 2  # tick the packet's first byte arrived (link receivers)
@@ -100,7 +100,8 @@ CX_FROM_STORE = 9  # BMU contexts: the packet was stored here in transit (its by
 CX_RETRY = 10  # first tick a failed forward/tee could succeed ('else: retry' sleeps until then)
 CX_DONE_TICK = 11  # link receivers: tick of the last 'done', which may lie ahead of the clock (run-ahead)
 CX_RESUME_TICK = 12  # ... and the tick a packet that arrived before that 'done' can start
-CX_ROWS = 13
+CX_IDLE_FROM = 13  # BMU bus interfaces: tick from which an idle interface can take a packet (after its 'done')
+CX_ROWS = 14
 
 # ---- transmitters: one per node and port -------------------------------------------------------------------
 TX_FREE = 0  # tick from which the next packet may start (after the forced idle gap)
@@ -196,6 +197,20 @@ PL_HOPS_INHERITED = 18
 PL_FORGED = 19
 PL_ROWS = 20
 
+# ---- hop log (only when asked for, e.g. for a packet trace): one column per step of a packet at a node ----------
+HL_KIND = 0  # HOP_*
+HL_UID = 1
+HL_NODE = 2
+HL_PORT = 3  # the transmitter's or receiver's port; -1 for the BMU
+HL_START = 4  # tick
+HL_END = 5  # tick
+HL_ROWS = 6
+HOP_CUT = 0  # a receiver sent it on as it arrived (cut-through): first byte out .. last byte out
+HOP_SEND = 1  # a BMU interface sent it (the NP's own packet, or one stored here): first .. last byte out
+HOP_RECEIVE = 2  # it reached this receiver: first byte in .. last byte in
+HOP_STORE = 3  # the receiver stored it: the 'store' .. ready in the BMU
+HOP_DELIVER = 4  # the receiver delivered it: the 'deliver' or 'tee' .. the NP has it
+
 # ---- run-wide scalars -------------------------------------------------------------------------------------------
 ST_TIME = 0  # the tick being (or last) processed
 ST_ERROR = 1
@@ -234,7 +249,8 @@ ST_HEAP_SIZE = 33  # far-future events in the clock's overflow heap
 ST_STARTED = 34  # 1 once the first tick began
 ST_LATEST = 35  # the latest tick an instruction executed at, which may lie ahead of the clock (run-ahead)
 ST_TICKS = 36  # ticks the clock stopped at (ticks with work)
-ST_ROWS = 37
+ST_HOP_ROWS = 37  # rows in the hop log
+ST_ROWS = 38
 
 PAUSE_NONE = 0
 PAUSE_SLICE = 1  # reached PR_PAUSE_AT: show progress, honour Ctrl-C, or let an observer look
@@ -268,7 +284,7 @@ PR_NP_SEND = 8
 PR_NP_RECEIVE = 9
 PR_DELIVER = 10
 PR_PORTS = 11
-PR_INJECTORS = 12
+PR_BUS_INTERFACES = 12
 PR_LAST_TICK = 13
 PR_DEADLOCK_TICKS = 14
 PR_ENTRY_RECEIVE = 15
@@ -288,7 +304,9 @@ PR_ROOM = 28  # free records, NP events and log rows one event may need
 PR_REGISTER_WORDS = 29  # R: header words the microprogram may read or write (route words, its fields);
 # the words after them belong to the NP program and go from packet to packet untouched
 PR_FAULTS = 30  # 1: some node or link is faulty or links damage payloads (else the checks are skipped)
-PR_ROWS = 31
+PR_BMU_PER_OUTPUT = 31  # 1: a bus interface refused a transmitter gives its packet back to wait for that output
+PR_HOP_LOG = 32  # 1: write the hop log
+PR_ROWS = 33
 
 # ---- the clock: a timing wheel of event ids (NP of node v: v*(S+1); its context slot s: v*(S+1)+1+s) -------------
 WHEEL_TICKS = 4096  # ticks the wheel spans; later events wait in an overflow heap
@@ -318,7 +336,7 @@ Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axi
 # Header tables are record-major (header[record, word]) so that one header is a contiguous row.
 Controller = namedtuple("Controller", ["ctx", "regs", "tx", "node"])  # regs[context, word]: header registers
 Packets = namedtuple("Packets", ["table", "header"])
-Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets"])  # delivery_header[row, word]
+Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", "hops"])  # delivery_header[row, word]
 # clock.owner[e]: the context of event id e, or -1 - v for the NP of node v; clock.due: a bit per id due in
 # the current tick, clock.due_words: a bit per non-zero word of clock.due
 Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",

@@ -67,8 +67,8 @@ from ..controller.state import (
     PK_UID,
     PK_VALUE,
     PR_BMU_SETUP,
+    PR_BUS_INTERFACES,
     PR_HEADER_WORDS,
-    PR_INJECTORS,
     PR_NP_RECEIVE,
     PR_NP_SEND,
     PR_PORTS,
@@ -114,7 +114,7 @@ from .program import (
 
 @kernel_part
 def _np_event_id(params, v):
-    return v * (params[PR_PORTS] + params[PR_INJECTORS] + 1)
+    return v * (params[PR_PORTS] + params[PR_BUS_INTERFACES] + 1)
 
 
 @kernel_part
@@ -179,7 +179,7 @@ def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, t
         return
     events = processor.events
     e = _new_event(events, stats, EVENT_DELIVERED, v, tick)
-    events[e, E_PORT] = ci - v * (params[PR_PORTS] + params[PR_INJECTORS])
+    events[e, E_PORT] = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES])
     events[e, E_DIRECTION] = controller.ctx[ci, CX_DIR]
     events[e, E_SENDER] = pk[p, PK_SENDER]
     events[e, E_LENGTH] = pk[p, PK_LEN]

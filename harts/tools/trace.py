@@ -2,7 +2,7 @@
 
 For each traced node v:
   n{v}.rx{q}.pc, n{v}.rx{q}.packet      link receiver q: microprogram counter, packet uid + 1 (0: idle)
-  n{v}.bmu{i}.pc, n{v}.bmu{i}.packet    BMU injection context i, the same
+  n{v}.bmu{i}.pc, n{v}.bmu{i}.packet    BMU bus interface i, the same
   n{v}.tx{d}.busy, n{v}.tx{d}.owner     transmitter d: sending (or in its idle gap); packet uid + 1
   n{v}.bus.slot{q}                      1 while receiver q writes a packet onto the time-sliced bus
   n{v}.bmu.queue, n{v}.bmu.bytes        packets waiting in the BMU ready queue; transit bytes stored
@@ -30,7 +30,7 @@ class TraceObserver:
     last: int
     bpc: int
     ports: int
-    injectors: int
+    interfaces: int
     period_ns: int
     variables: dict = field(default_factory=dict)
     sampled: int = -1  # last cycle written
@@ -59,7 +59,7 @@ class TraceObserver:
         params = state["machine"].params
         tick = cycle * self.bpc
         stamp = cycle * self.period_ns
-        per_node = self.ports + self.injectors
+        per_node = self.ports + self.interfaces
         for v in self.nodes:
             for k in range(per_node):
                 ci = v * per_node + k
@@ -89,14 +89,14 @@ def write_trace(sim, traffic, path: str, nodes: list[int], first: int, last: int
     from vcd import VCDWriter
 
     config = sim.config
-    ports, injectors = sim.topology.n_ports, config["bmu.injection_contexts"]
+    ports, interfaces = sim.topology.n_ports, config["bmu.bus_interfaces"]
     period_ns = round(config["timing.clock_period_us"] * 1000)
     comment = f"harts: {sim.topology.name}, cycle = {period_ns} ns"
     with open(path, "w") as handle, VCDWriter(handle, timescale="1 ns", date="today", comment=comment) as writer:
-        observer = TraceObserver(writer, nodes, first, last, config.bytes_per_cycle, ports, injectors,
+        observer = TraceObserver(writer, nodes, first, last, config.bytes_per_cycle, ports, interfaces,
                                  period_ns)
         for v in nodes:
-            for k in range(ports + injectors):
+            for k in range(ports + interfaces):
                 name = f"rx{k}" if k < ports else f"bmu{k - ports}"
                 observer.variables[f"n{v}.{name}.pc"] = writer.register_var(f"n{v}.{name}", "pc", "integer", size=16)
                 observer.variables[f"n{v}.{name}.packet"] = writer.register_var(f"n{v}.{name}", "packet", "integer",
