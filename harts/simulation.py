@@ -15,10 +15,12 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from .config import Config, hex_config
+from .controller import isa
 from .controller import state as S
 from .controller.engine import compiled_kernel, run_kernel
 from .controller.microcode import Microprogram, assemble
@@ -41,6 +43,8 @@ _ERROR_TEXT = {
     S.ERR_NO_HEADER: "the header registers are used before 'wait_header' loaded them",
     S.ERR_TWO_STREAMS: "a second forward/tee/deliver/store for a packet already streaming",
     S.ERR_NO_ROUTE: "forward by a route the packet does not have (no hop left, no segment left, or no route table)",
+    S.ERR_LOOP: f"the microprogram executed {isa.LOOP_LIMIT:,} instructions in a row on one packet without forward, "
+                "tee, deliver, store or done: it loops",
 }
 
 
@@ -388,12 +392,12 @@ class Simulation:
         code = int(stats[S.ST_ERROR])
         if code == S.ERR_NONE:
             return
-        cycle = int(stats[S.ST_ERROR_CYCLE]) / self.config.bytes_per_cycle
+        cycle = _cycle_text(int(stats[S.ST_ERROR_CYCLE]), self.config.bytes_per_cycle)
         per_node = self.topology.n_ports + self.config["bmu.bus_interfaces"]
         ci = int(stats[S.ST_ERROR_CONTEXT])
         node, slot = divmod(ci, per_node)
-        who = f"link receiver {slot}" if slot < self.topology.n_ports else f"BMU context {slot - self.topology.n_ports}"
-        where = f"node {node}, {who}, packet {_uid_text(int(stats[S.ST_ERROR_PACKET]))}, cycle {cycle:g}"
+        who = f"link receiver {slot}" if slot < self.topology.n_ports else f"BMU bus interface {slot - self.topology.n_ports}"
+        where = f"node {node}, {who}, packet {_uid_text(int(stats[S.ST_ERROR_PACKET]))}, cycle {cycle}"
         if code in _ERROR_TEXT:
             raise SimulationError(f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}: {_ERROR_TEXT[code]} "
                                   f"({where})")
@@ -404,20 +408,20 @@ class Simulation:
                                   f"({where})")
         if code == S.ERR_TOO_MANY_SENDS:
             raise SimulationError(f"NP program {self.program.name!r}: a procedure returned "
-                                  f"{int(stats[S.ST_ERROR_DETAIL])} sends, at most {MAX_SENDS} fit (cycle {cycle:g})")
+                                  f"{int(stats[S.ST_ERROR_DETAIL])} sends, at most {MAX_SENDS} fit (cycle {cycle})")
         if code == S.ERR_DEADLOCK:
             node_table = state["controller"].node
             held = node_table[:, S.ND_BMU_USED] + node_table[:, S.ND_BMU_CREDIT]
             full = int(np.count_nonzero(held > self.config["bmu.capacity_bytes"] - 512))
             raise SimulationError(
                 f"deadlock: no packet moved for {self.config['run.deadlock_cycles']} cycles (at cycle "
-                f"{cycle:g}); {full} of {self.topology.n_nodes} BMUs are within 512 bytes of full and "
+                f"{cycle}); {full} of {self.topology.n_nodes} BMUs are within 512 bytes of full and "
                 f"{int(node_table[:, S.ND_QUEUE_LEN].sum())} packets wait in BMU queues (raise bmu.capacity_bytes "
                 f"or lower the load)")
         if code == S.ERR_CYCLE_LIMIT:
             raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
-                                  f"(stopped at cycle {cycle:g})")
-        raise SimulationError(f"internal error {code} at cycle {cycle:g}")
+                                  f"(stopped at cycle {cycle})")
+        raise SimulationError(f"internal error {code} at cycle {cycle}")
 
 
 def _topology_error(config: Config, message: str) -> InputError:
@@ -449,6 +453,13 @@ class _Lookahead:
         chunk = self._next
         self._next = next(self._chunks, None)
         return chunk
+
+
+def _cycle_text(ticks: int, bytes_per_cycle: int) -> str:
+    """A tick as cycles: '1,000,000', or '17 2/3' between cycle edges."""
+    whole, part = divmod(ticks, bytes_per_cycle)
+    fraction = Fraction(part, bytes_per_cycle)
+    return f"{whole:,}" + (f" {fraction.numerator}/{fraction.denominator}" if part else "")
 
 
 def _uid_text(uid: int) -> str:

@@ -148,3 +148,18 @@ def test_np_program_errors_are_one_line(tmp_path):
     cfg.write_text("np: {program: empty.py}\n")
     with pytest.raises(InputError, match="PROGRAM = harts.np.program.Program"):
         Simulation(load_config(cfg))
+
+
+def test_a_looping_microprogram_is_stopped_at_its_line(tmp_path, capsys):
+    from harts.cli import main
+    source = (Path(__file__).parent.parent / "microcode" / "harts.yaml").read_text()
+    looping = source.replace("  - {label: receive, op: wait_header}\n",
+                             "  - {label: receive, op: wait_header}\n  - {label: spin, op: jump, goto: spin}\n")
+    (tmp_path / "loop.yaml").write_text(looping)
+    line = looping.splitlines().index("  - {label: spin, op: jump, goto: spin}") + 1
+    (tmp_path / "run.yaml").write_text("topology: {kind: hex, size: 3}\nmicrocode: loop.yaml\ntraffic:\n  packets:\n"
+                                       "    - {cycle: 0, source: 0, destination: 2, length: 64}\n")
+    assert main(["run", str(tmp_path / "run.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"loop.yaml:{line}: 'jump'" in err and "it loops" in err and "link receiver" in err

@@ -41,6 +41,9 @@ FIELD_OPS = ("set", "add", "or", "and")
 # execute at their own tick in the tick's order; all others only read and write the context's own
 # registers and can run ahead of the clock (PR_RUN_AHEAD).
 SHARED = (OP_FORWARD, OP_TEE, OP_DELIVER, OP_STORE, OP_DONE)
+# A context that executes this many private instructions in a row on one packet is stopped as looping: far
+# more than any bounded loop over a header value needs (Algorithm A's distance on E-41 is 4,920).
+LOOP_LIMIT = 1_000_000
 
 COND_ARRIVED = 0
 COND_LOCAL = 1

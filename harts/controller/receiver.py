@@ -32,6 +32,7 @@ from .state import (
     CX_PENDING_HEAD,
     CX_PENDING_TAIL,
     CX_PKT,
+    CX_PRIVATE_RUN,
     CX_RESUME_TICK,
     CX_RETRY,
     CX_STREAM_START,
@@ -39,6 +40,7 @@ from .state import (
     ERR_BAD_CONTEXT,
     ERR_DROPPED,
     ERR_FIFO_OVERFLOW,
+    ERR_LOOP,
     ERR_NO_HEADER,
     ERR_NO_LINK,
     ERR_NO_ROUTE,
@@ -147,6 +149,7 @@ def _begin(ctx, pk, params, ci, p, arrive):
     ctx[ci, CX_HEADER] = 0
     ctx[ci, CX_STREAMING] = 0
     ctx[ci, CX_DIR] = pk[p, PK_DIR]
+    ctx[ci, CX_PRIVATE_RUN] = 0
 
 
 @kernel_part
@@ -455,6 +458,7 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
     op = code[isa.CODE_OP, pc]
     cycles = code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE]
     length = pk[p, PK_LEN]
+    ctx[ci, CX_PRIVATE_RUN] = 0
 
     if op == isa.OP_DONE:
         if not _done_checks(code, ctx, pk, params, stats, ci, p, local, pc, c):
@@ -612,6 +616,10 @@ def advance(machine, controller, packets, logs, clock, ci, v, t, now):
         if did:
             executed += 1
             latest = start
+            ctx[ci, CX_PRIVATE_RUN] += 1
+            if ctx[ci, CX_PRIVATE_RUN] >= isa.LOOP_LIMIT:
+                _fail(stats, ERR_LOOP, ci, pc, packets.table[p, PK_UID], start, -1)
+                break
     if p >= 0:
         ctx[ci, CX_PC] = pc
     stats[ST_INSTRUCTIONS] += executed
@@ -639,6 +647,7 @@ def proceed(machine, controller, packets, logs, clock, processor, ci, v, now):
         ctx[ci, CX_STREAMING] = 0
         ctx[ci, CX_DIR] = pk[p, PK_DIR]
         ctx[ci, CX_FROM_STORE] = pk[p, PK_IN_BMU]
+        ctx[ci, CX_PRIVATE_RUN] = 0
         pk[p, PK_IN_BMU] = 0
     t = now
     if code[isa.CODE_SHARED, ctx[ci, CX_PC]] != 0:

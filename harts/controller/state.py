@@ -101,7 +101,8 @@ CX_RETRY = 10  # first tick a failed forward/tee could succeed ('else: retry' sl
 CX_DONE_TICK = 11  # link receivers: tick of the last 'done', which may lie ahead of the clock (run-ahead)
 CX_RESUME_TICK = 12  # ... and the tick a packet that arrived before that 'done' can start
 CX_IDLE_FROM = 13  # BMU bus interfaces: tick from which an idle interface can take a packet (after its 'done')
-CX_ROWS = 14
+CX_PRIVATE_RUN = 14  # private instructions executed on the packet since its last shared one
+CX_ROWS = 15
 
 # ---- transmitters: one per node and port -------------------------------------------------------------------
 TX_FREE = 0  # tick from which the next packet may start (after the forced idle gap)
@@ -270,6 +271,7 @@ ERR_NO_ROUTE = 8  # forward by a route the packet does not have (arrived, no seg
 ERR_DEADLOCK = 9
 ERR_CYCLE_LIMIT = 10
 ERR_TOO_MANY_SENDS = 11  # an NP procedure returned more sends than fit
+ERR_LOOP = 12  # a context ran LOOP_LIMIT private instructions in a row on one packet
 
 # ---- parameters (durations in ticks) --------------------------------------------------------------------------
 PR_BYTES_PER_CYCLE = 0
