@@ -68,7 +68,12 @@ KEYS = [
     Key("traffic.broadcasts", "list", [],
         "explicit send_packet worms (kandlur_shin NP program): {cycle, source, direction, distance, length}"),
     Key("traffic.uniform.load", "float", 0.0,
-        "offered load per node as a fraction of the peak link I/O rate (0 = no uniform traffic)", 0),
+        "offered load of uniform Poisson traffic (destinations uniform over the other nodes), read as "
+        "traffic.uniform.load_basis says (0 = no uniform traffic)", 0),
+    Key("traffic.uniform.load_basis", "str", "link",
+        "link: the load is the offered mean link utilisation (per-node generation rate x mean route length / "
+        "links per node, over a link's peak I/O rate), so 1.0 is the network's ideal capacity; node: the "
+        "load is the per-node generation rate over one link's peak I/O rate"),
     Key("traffic.uniform.lengths", "list", [64, 128, 512], "packet lengths in bytes (header included)"),
     Key("traffic.uniform.length_probabilities", "list", [0.3, 0.5, 0.2], "probability of each length"),
     Key("faults.crashed", "list", [], "nodes that receive and forward nothing"),

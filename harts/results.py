@@ -15,6 +15,7 @@ from .config import Config
 from .controller import state as S
 from .errors import SimulationError
 from .network import Topology
+from .traffic import links_per_node, uniform_node_load
 
 NP_UID_BASE = S.NP_UID_BASE
 
@@ -182,6 +183,14 @@ class Result:
         hit = sorted_origins[at] == dl[S.DL_ORIGIN, rows]
         return rows[hit], order[at[hit]]
 
+    def _offered_loads(self) -> dict:
+        """The config's uniform traffic under both readings of its load (none for traffic given to run())."""
+        if self.traffic is not None or self.config["traffic.uniform.load"] <= 0:
+            return {}
+        node = uniform_node_load(self.config, self.topology)
+        return {"offered_node_load": node,
+                "offered_link_load": node * self.topology.mean_distance() / links_per_node(self.topology)}
+
     def summary(self) -> dict:
         bpc = self.bytes_per_cycle
         t = self.logs.tally
@@ -202,6 +211,7 @@ class Result:
             "latency_max_cycles": t.latency_max / bpc if t.measured else None,
             "mean_hops": t.unicast_hops / t.unicast_packets if t.unicast_packets else None,
             "stores_per_packet": t.unicast_stores / t.unicast_packets if t.unicast_packets else None,
+            **self._offered_loads(),
             "link_utilisation": link_bytes / (n_links * bpc * cycles),
             "bmu_utilisation": float(self.nodes[:, S.ND_BMU_INTEGRAL].sum()) / (capacity * self.topology.n_nodes
                                                                              * self.ticks),

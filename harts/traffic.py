@@ -18,6 +18,7 @@ from .network import Topology
 from .yamlsource import Located
 
 CHUNK_PACKETS = 1 << 16  # uniform packets drawn at a time
+LOAD_BASES = ("link", "node")
 
 
 @dataclass
@@ -152,12 +153,33 @@ def build_traffic(config: Config, topology: Topology) -> TrafficSource:
     load = config["traffic.uniform.load"]
     if load > 0:
         lengths, probabilities = _length_distribution(config)
-        rate = n * load * config.bytes_per_cycle / float(np.dot(lengths, probabilities))
+        per_node = uniform_node_load(config, topology)
+        rate = n * per_node * config.bytes_per_cycle / float(np.dot(lengths, probabilities))
         packets = config["run.packets"]
         horizon = max(horizon, int(packets / rate) if packets else config["run.cycles"])
         stream = uniform_poisson(topology, rate, lengths, probabilities, config["run.cycles"], packets,
                                  np.random.default_rng(config["run.seed"]))
     return TrafficSource(given, stream, horizon)
+
+
+def node_load(load: float, basis: str, topology: Topology, mean_hops: float) -> float:
+    """Per-node generation rate over one link's peak I/O rate, for `load` read under `basis`: 'node' is that
+    rate itself; 'link' is the offered mean link utilisation, generation x mean hops / links per node."""
+    if basis == "node":
+        return load
+    return load * links_per_node(topology) / mean_hops
+
+
+def links_per_node(topology: Topology) -> float:
+    return len(topology.links()) / topology.n_nodes
+
+
+def uniform_node_load(config: Config, topology: Topology) -> float:
+    """The config's uniform traffic as per-node generation over one link's rate."""
+    basis = config["traffic.uniform.load_basis"]
+    if basis not in LOAD_BASES:
+        raise _error(config, "traffic.uniform.load_basis", f"expected one of {', '.join(LOAD_BASES)}, got {basis!r}")
+    return node_load(config["traffic.uniform.load"], basis, topology, topology.mean_distance())
 
 
 def _length_distribution(config: Config) -> tuple[np.ndarray, np.ndarray]:

@@ -82,10 +82,15 @@ def test_uniform_load_is_deterministic_and_consistent():
     assert not np.array_equal(a.deliveries[S.DL_TICK], c.deliveries[S.DL_TICK])
     summary = a.summary()
     assert summary["packets"] == summary["deliveries"] > 1000
-    # offered load 0.3 of the link rate per node, spread over 6 links, times the mean hop count
-    expected = 0.3 * summary["mean_hops"] / 6
-    assert summary["link_utilisation"] == pytest.approx(expected, rel=0.08)
+    # load 0.3 is the offered mean link utilisation (traffic.uniform.load_basis: link), what the
+    # transmitters' byte counts measure
+    assert summary["offered_link_load"] == pytest.approx(0.3)
+    assert summary["link_utilisation"] == pytest.approx(0.3, rel=0.08)
     assert summary["stores_per_packet"] > 0  # contention happened and was resolved by buffering
+    # read per node (load_basis: node), 0.3 of a link's rate per node spreads over 6 links x the mean hops
+    per_node = Simulation(cfg.with_values(traffic__uniform__load_basis="node")).run().summary()
+    assert per_node["offered_node_load"] == pytest.approx(0.3)
+    assert per_node["link_utilisation"] == pytest.approx(0.3 * per_node["mean_hops"] / 6, rel=0.08)
 
 
 def test_saturating_load_still_delivers_every_packet():
@@ -97,8 +102,8 @@ def test_saturating_load_still_delivers_every_packet():
 
 def test_small_bmu_applies_cut_through_flow_control():
     """With room for only a few packets, a BMU fills to exactly its capacity and never beyond."""
-    cfg = config(5, traffic__uniform__load=0.8, run__cycles=3000, bmu__capacity_bytes=2048,
-                 bmu__when_full="wait")
+    cfg = config(5, traffic__uniform__load=0.8, traffic__uniform__load_basis="node", run__cycles=3000,
+                 bmu__capacity_bytes=2048, bmu__when_full="wait")
     result = Simulation(cfg).run()
     assert result.nodes[:, S.ND_BMU_PEAK].max() == 2048
     assert result.summary()["dropped_by_bmu_overflow"] == 0

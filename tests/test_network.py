@@ -272,6 +272,13 @@ def test_offsets_are_shortest_routes_for_all_pairs(spec, topologies):
     assert int(hops.max()) == nx.diameter(definition_graph(spec)) == expected_diameter(spec)
 
 
+@pytest.mark.parametrize("spec", [s for s in SPECS if node_count(s) > 1], ids=spec_id)
+def test_mean_distance_is_the_mean_over_all_pairs_of_distinct_nodes(spec, topologies):
+    topo = topologies[spec_id(spec)]
+    expected = nx.average_shortest_path_length(definition_graph(spec))
+    assert topo.mean_distance() == pytest.approx(expected, rel=1e-12)
+
+
 @pytest.mark.parametrize("spec", LARGE_SPECS, ids=spec_id)
 def test_offsets_are_shortest_routes_from_a_few_sources(spec, topologies):
     topo = topologies[spec_id(spec)]

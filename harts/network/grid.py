@@ -16,6 +16,8 @@ from .topology import (
     arrival_ports,
     int64_array,
     jit_offsets,
+    product_pair_distance_sum,
+    register_pair_distance_sum,
     register_views,
     require_int,
 )
@@ -123,3 +125,5 @@ def _positions(topology: Topology) -> np.ndarray:
 
 register_views("mesh", _label, _positions)
 register_views("torus", _label, _positions)
+register_pair_distance_sum("mesh", lambda t: product_pair_distance_sum(t.n_nodes, t.shape.tolist(), [False] * len(t.shape)))
+register_pair_distance_sum("torus", lambda t: product_pair_distance_sum(t.n_nodes, t.shape.tolist(), [True] * len(t.shape)))

@@ -19,6 +19,7 @@ from .topology import (
     arrival_ports,
     int64_array,
     jit_offsets,
+    register_pair_distance_sum,
     register_views,
     require_int,
 )
@@ -107,4 +108,11 @@ def _positions(topology: Topology) -> np.ndarray:
     return offsets @ _UNIT[topology.axis_positive]
 
 
+def _pair_distance_sum(topology: Topology) -> int:
+    """The mesh is node-symmetric (a circulant graph): every node sees node 0's distances."""
+    n = topology.n_nodes
+    return n * int(topology.distance(np.zeros(n, dtype=np.int64), np.arange(n)).sum())
+
+
 register_views("hex", _label, _positions)
+register_pair_distance_sum("hex", _pair_distance_sum)

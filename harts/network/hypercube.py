@@ -14,6 +14,8 @@ from .topology import (
     arrival_ports,
     int64_array,
     jit_offsets,
+    product_pair_distance_sum,
+    register_pair_distance_sum,
     register_views,
     require_int,
 )
@@ -82,3 +84,6 @@ def _positions(topology: Topology) -> np.ndarray:
 
 
 register_views("hypercube", _label, _positions)
+# each bit is a line of two positions
+register_pair_distance_sum("hypercube", lambda t: product_pair_distance_sum(t.n_nodes, [2] * int(t.shape[0]),
+                                                                          [False] * int(t.shape[0])))

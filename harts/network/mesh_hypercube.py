@@ -16,6 +16,8 @@ from .topology import (
     arrival_ports,
     int64_array,
     jit_offsets,
+    product_pair_distance_sum,
+    register_pair_distance_sum,
     register_views,
     require_int,
 )
@@ -88,4 +90,12 @@ def _positions(topology: Topology) -> np.ndarray:
     return np.column_stack((nodes % cube, nodes // cube + 1))
 
 
+def _pair_distance_sum(topology: Topology) -> int:
+    """The levels form a line; each cube bit a line of two positions."""
+    levels, cube = (int(x) for x in topology.shape)
+    bits = cube.bit_length() - 1
+    return product_pair_distance_sum(topology.n_nodes, [levels] + [2] * bits, [False] * (1 + bits))
+
+
 register_views("mesh_hypercube", _label, _positions)
+register_pair_distance_sum("mesh_hypercube", _pair_distance_sum)

@@ -41,6 +41,31 @@ def register_views(kind: str, label: Callable[[np.ndarray, int], str],
     _VIEWS[kind] = (label, positions)
 
 
+# Per kind: the sum of hop distances over all ordered pairs of nodes, computed from the kind's structure
+# so that it costs nothing like N^2 distance evaluations on a large network.
+_PAIR_DISTANCE_SUMS: dict[str, Callable[[Topology], int]] = {}
+
+
+def register_pair_distance_sum(kind: str, pair_distance_sum: Callable[[Topology], int]) -> None:
+    _PAIR_DISTANCE_SUMS[kind] = pair_distance_sum
+
+
+def line_pair_distance_sum(side: int, wrap: bool) -> int:
+    """Sum of hop distances over all ordered pairs of positions on a line of `side` positions (wrap: a ring)."""
+    d = np.arange(1, side, dtype=np.int64)
+    if wrap:
+        # from each of the `side` positions, the one d steps on is min(d, side - d) hops away
+        return side * int(np.minimum(d, side - d).sum())
+    # side - d pairs are d apart, taken in both orders
+    return int((2 * (side - d) * d).sum())
+
+
+def product_pair_distance_sum(n_nodes: int, sides, wraps) -> int:
+    """The pair distance sum of a product of lines and rings (a node's distance is the sum over the factors):
+    each factor's own sum, times the ways to choose the other coordinates of both nodes."""
+    return sum((n_nodes // side) ** 2 * line_pair_distance_sum(side, wrap) for side, wrap in zip(sides, wraps))
+
+
 @dataclass(frozen=True, eq=False)
 class Topology:
     """A network: port tables, the axis/port convention of route offsets, and the offsets rule.
@@ -93,6 +118,10 @@ class Topology:
         if np.ndim(src) == 0 and np.ndim(dst) == 0:
             return int(hops[0])
         return hops
+
+    def mean_distance(self) -> float:
+        """Mean hop count of the shortest routes between two distinct nodes: uniform traffic's mean route."""
+        return _PAIR_DISTANCE_SUMS[self.kind](self) / (self.n_nodes * (self.n_nodes - 1))
 
     def walk(self, start, port, steps) -> np.ndarray:
         """Node reached from each ``start`` after ``steps`` hops through ``port`` (vectorised)."""
