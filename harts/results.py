@@ -97,6 +97,51 @@ class Logs:
 
 
 @dataclass
+class Counters:
+    """The network's cumulative counters at one tick; the difference of two gives a window's utilisations."""
+
+    tick: int
+    link_bytes: np.ndarray  # per transmitter (node * ports + port)
+    bmu_byte_ticks: np.ndarray  # per node: transit bytes held, summed over ticks
+    queue_packet_ticks: np.ndarray  # per node: packets in the ready queue, summed over ticks
+    interface_busy: np.ndarray  # per node: ticks its bus interfaces held a packet
+    interface_blocked: np.ndarray  # per node: ... of which waiting for a refused transmitter
+
+    @staticmethod
+    def of(transmitters: np.ndarray, nodes: np.ndarray, tick: int) -> Counters:
+        """From the kernel's tables, with the occupancy integrals brought up to `tick`."""
+        return Counters(
+            tick, transmitters[:, S.TX_BYTES].copy(),
+            nodes[:, S.ND_BMU_INTEGRAL] + nodes[:, S.ND_BMU_USED] * (tick - nodes[:, S.ND_BMU_CHANGED]),
+            nodes[:, S.ND_QUEUE_INTEGRAL] + nodes[:, S.ND_QUEUE_LEN] * (tick - nodes[:, S.ND_QUEUE_CHANGED]),
+            nodes[:, S.ND_INTERFACE_BUSY].copy(), nodes[:, S.ND_INTERFACE_BLOCKED].copy())
+
+    @staticmethod
+    def zero(like: Counters) -> Counters:
+        return Counters(0, *(np.zeros_like(a) for a in (like.link_bytes, like.bmu_byte_ticks,
+                                                         like.queue_packet_ticks, like.interface_busy,
+                                                         like.interface_blocked)))
+
+
+def utilisations(first: Counters, last: Counters, topology: Topology, config: Config) -> dict:
+    """How busy links, BMUs and bus interfaces were between two counters."""
+    ticks = last.tick - first.tick
+    nodes = topology.n_nodes
+    link = (last.link_bytes - first.link_bytes)[topology.neighbours.ravel() >= 0] / ticks
+    busy = float((last.interface_busy - first.interface_busy).sum())
+    blocked = float((last.interface_blocked - first.interface_blocked).sum())
+    return {
+        "link_utilisation": float(link.mean()),
+        "link_utilisation_max": float(link.max()),
+        "bmu_utilisation": float((last.bmu_byte_ticks - first.bmu_byte_ticks).sum())
+        / (config["bmu.capacity_bytes"] * nodes * ticks),
+        "bmu_queue_mean_packets": float((last.queue_packet_ticks - first.queue_packet_ticks).sum()) / (nodes * ticks),
+        "bmu_interface_utilisation": busy / (nodes * config["bmu.bus_interfaces"] * ticks),
+        "bmu_interface_blocked": blocked / busy if busy else 0.0,
+    }
+
+
+@dataclass
 class Result:
     """Everything a run produced."""
 
@@ -114,6 +159,7 @@ class Result:
     startup_seconds: float  # loading (or the first time, compiling) the kernel
     faults: object
     np_state: np.ndarray  # (nodes, Program.state_words): what each NP's procedure kept, at the end
+    snapshots: dict[int, Counters]  # the counters at the cycles run(snapshots=...) asked for
 
     @property
     def bytes_per_cycle(self) -> int:
@@ -183,6 +229,10 @@ class Result:
         hit = sorted_origins[at] == dl[S.DL_ORIGIN, rows]
         return rows[hit], order[at[hit]]
 
+    def counters(self) -> Counters:
+        """The counters at the end of the run."""
+        return Counters.of(self.transmitters, self.nodes, self.ticks)
+
     def _offered_loads(self) -> dict:
         """The config's uniform traffic under both readings of its load (none for traffic given to run())."""
         if self.traffic is not None or self.config["traffic.uniform.load"] <= 0:
@@ -195,10 +245,8 @@ class Result:
         bpc = self.bytes_per_cycle
         t = self.logs.tally
         cycles = float(self.cycles)
-        n_links = len(self.topology.links())
-        link_bytes = int(self.transmitters[:, S.TX_BYTES].sum())
-        capacity = self.config["bmu.capacity_bytes"]
         hops = int(self.stats[S.ST_HOPS])
+        final = self.counters()
         return {
             "topology": self.topology.name,
             "nodes": self.topology.n_nodes,
@@ -212,9 +260,7 @@ class Result:
             "mean_hops": t.unicast_hops / t.unicast_packets if t.unicast_packets else None,
             "stores_per_packet": t.unicast_stores / t.unicast_packets if t.unicast_packets else None,
             **self._offered_loads(),
-            "link_utilisation": link_bytes / (n_links * bpc * cycles),
-            "bmu_utilisation": float(self.nodes[:, S.ND_BMU_INTEGRAL].sum()) / (capacity * self.topology.n_nodes
-                                                                             * self.ticks),
+            **utilisations(Counters.zero(final), final, self.topology, self.config),
             "bmu_peak_bytes": int(self.nodes[:, S.ND_BMU_PEAK].max()),
             "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
             "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),

@@ -30,7 +30,7 @@ from .invariants import RunChecks
 from .kernel_cache import kernel_is_cached
 from .network import Topology, build_topology, node_count, port_count
 from .np.program import MAX_SENDS, S_HEADER, Program, load_program
-from .results import Recorder, Result
+from .results import Counters, Recorder, Result
 from .traffic import Traffic, TrafficSource, build_traffic, unicast
 from .yamlsource import Located
 
@@ -226,6 +226,7 @@ class Simulation:
         tx = S.table(topo.n_nodes * topo.n_ports, S.TX_ROWS)
         tx[:, S.TX_DEAD] = faults.dead_transmitters
         tx[:, S.TX_UID] = -1
+        tx[:, [S.TX_WAIT_HEAD, S.TX_WAIT_TAIL, S.TX_WAIT_TURN]] = -1
         node = S.table(topo.n_nodes, S.ND_ROWS)
         node[:, S.ND_FAULT] = faults.node_fault
         for column in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
@@ -267,12 +268,14 @@ class Simulation:
 
     def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
             slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None,
-            keep: bool = True, hops: bool = False) -> Result:
+            keep: bool = True, hops: bool = False, snapshots: tuple[int, ...] = ()) -> Result:
         """Run traffic (default: the config's) until the network is empty; check the invariants.
 
         ``keep``: keep every delivery and packet record in the result (False: only what the summary
         needs, so that memory does not grow with the length of the run). ``hops``: also keep the hop log,
-        every step of every packet at every node (``Result.hops``, for packet traces). ``progress``: a bar on stderr.
+        every step of every packet at every node (``Result.hops``, for packet traces). ``snapshots``: cycles
+        at which to copy the network's counters (``Result.snapshots``, e.g. for utilisations over a window).
+        ``progress``: a bar on stderr.
         ``faults`` replaces the config's faults for this run. ``observer`` (see harts.tools.trace) is
         called with the state whenever the kernel returns and decides where it pauses. The kernel runs in
         slices of simulated time (default: 1% of the traffic's duration, at least 1000 cycles) so that
@@ -308,16 +311,25 @@ class Simulation:
         params[S.PR_RUN_AHEAD] = 0 if observer is not None else 1
         bar = _progress_bar(horizon) if progress else None
         arguments = (self.topology.offsets_function, self.program.procedure)
+        pending = sorted(cycle * bpc for cycle in snapshots)
+        taken: dict[int, Counters] = {}
         try:
             while True:
                 if stats[S.ST_PAUSED] in (S.PAUSE_NONE, S.PAUSE_SLICE):
                     params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_ticks
+                    if pending:
+                        # every tick up to the snapshot's is then processed, none after it
+                        params[S.PR_PAUSE_AT] = min(params[S.PR_PAUSE_AT], pending[0] - 1)
                     if observer is not None:
                         params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]),
                                                                       int(params[S.PR_PAUSE_AT]))
                 kernel(*arguments, machine, state["controller"], state["packets"], logs, state["clock"],
                        state["processor"], table)
                 paused = int(stats[S.ST_PAUSED])
+                while pending and (paused == S.PAUSE_NONE or (paused == S.PAUSE_SLICE
+                                                              and stats[S.ST_TIME] >= pending[0])):
+                    tick = pending.pop(0)
+                    taken[tick // bpc] = Counters.of(state["controller"].tx, state["controller"].node, tick)
                 if observer is not None and paused in (S.PAUSE_SLICE, S.PAUSE_NONE):
                     observer.observe(int(stats[S.ST_TIME]), paused == S.PAUSE_SLICE, state)
                 if bar is not None:
@@ -340,12 +352,15 @@ class Simulation:
         wall = time.perf_counter() - loaded
         self._drain(state, recorder, checks)
         node = state["controller"].node
-        # Bring the BMU occupancy integrals up to the last tick.
-        node[:, S.ND_BMU_INTEGRAL] += node[:, S.ND_BMU_USED] * (int(stats[S.ST_TIME]) - node[:, S.ND_BMU_CHANGED])
+        # Bring the occupancy integrals up to the end of the last tick.
+        end = int(stats[S.ST_TIME]) + 1
+        final = Counters.of(state["controller"].tx, node, end)
+        node[:, S.ND_BMU_INTEGRAL], node[:, S.ND_QUEUE_INTEGRAL] = final.bmu_byte_ticks, final.queue_packet_ticks
+        node[:, S.ND_BMU_CHANGED] = node[:, S.ND_QUEUE_CHANGED] = end
         self._raise_on_error(stats, state)
         result = Result(self.config, self.topology, self.layout, self.program, source.explicit if isinstance(
             traffic, Traffic) else None, uids, recorder.finish(), state["controller"].tx, node, stats, wall,
-            loaded - started, faults, state["processor"].state)
+            loaded - started, faults, state["processor"].state, taken)
         if checks is not None:
             checks.finish(result, state)
         return result

@@ -240,26 +240,46 @@ def _poisson_times(rng: np.random.Generator, rate: float, cycles: int) -> np.nda
     return times[times < cycles]
 
 
-def paper_workload(topology: Topology, load: float, algorithm: int, bytes_per_cycle: int, cycles: int,
-                   rng: np.random.Generator) -> Traffic:
-    """The workload of paper 000's section 5 on the hexagonal mesh: Poisson generation at every node; each
-    packet is a broadcast (of `algorithm`) with probability 0.001 and otherwise regular, its destination
-    drawn with probability inversely proportional to its distance from the source; lengths 64, 128 and
-    512 bytes with probabilities 0.3, 0.5 and 0.2 for both types; `load` is the generation rate over the
-    peak I/O rate of a link."""
+def paper_destinations(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
+    """Section 5's destination law on the hexagonal mesh, with probability inversely proportional to the
+    distance from the source. The mesh is node-symmetric (circulant), so it is one law over the offsets
+    (dst - src) mod N: the offsets 1..N-1 and their probabilities."""
     if topology.kind != "hex":
         raise ValueError("the paper's workload is defined on the hexagonal mesh")
     n = topology.n_nodes
+    offsets = np.arange(1, n)
+    weights = 1.0 / topology.distance(np.zeros(n - 1, np.int64), offsets)
+    return offsets, weights / weights.sum()
+
+
+def paper_mean_hops(topology: Topology) -> float:
+    """Mean route length of the regular packets under paper_destinations."""
+    offsets, probabilities = paper_destinations(topology)
+    return float(probabilities @ topology.distance(np.zeros(len(offsets), np.int64), offsets))
+
+
+def paper_node_load(topology: Topology, load: float, basis: str) -> float:
+    """Section 5's load as per-node generation over a link's rate. Under 'link' the load is the offered
+    mean link utilisation of the regular packets (broadcasts add to it, see MODEL.md)."""
+    return node_load(load, basis, topology, paper_mean_hops(topology))
+
+
+def paper_workload(topology: Topology, load: float, basis: str, algorithm: int, bytes_per_cycle: int,
+                   cycles: int, rng: np.random.Generator) -> Traffic:
+    """The workload of paper 000's section 5 on the hexagonal mesh: Poisson generation at every node; each
+    packet is a broadcast (of `algorithm`) with probability 0.001 and otherwise regular, its destination
+    drawn by paper_destinations; lengths 64, 128 and 512 bytes with probabilities 0.3, 0.5 and 0.2 for both
+    types; `load` read under `basis` (LOAD_BASES)."""
+    offsets, probabilities = paper_destinations(topology)
+    n = topology.n_nodes
     lengths = np.asarray(PAPER_LENGTHS, dtype=np.int64)
-    times = _poisson_times(rng, n * load * bytes_per_cycle / PAPER_MEAN_LENGTH, cycles)
+    rate = n * paper_node_load(topology, load, basis) * bytes_per_cycle / PAPER_MEAN_LENGTH
+    times = _poisson_times(rng, rate, cycles)
     k = len(times)
     source = rng.integers(0, n, size=k)
     length = lengths[rng.choice(len(lengths), size=k, p=PAPER_LENGTH_PROBABILITIES)]
     is_broadcast = rng.random(k) < PAPER_BROADCAST_PROBABILITY
-    # The mesh is node-symmetric (circulant), so the destination law is one law over offsets (dst - src) mod N.
-    offsets = np.arange(1, n)
-    weights = 1.0 / topology.distance(np.zeros(n - 1, np.int64), offsets)
-    offset = rng.choice(offsets, size=k, p=weights / weights.sum())
+    offset = rng.choice(offsets, size=k, p=probabilities)
     create = np.floor(times).astype(np.int64)
     regular = ~is_broadcast
     return Traffic.concatenate([

@@ -49,3 +49,24 @@ def test_per_output_queues_let_a_packet_for_a_free_output_pass():
     assert result.unicast_latency(2) == S_ + r * 64 + 2
     assert result.packet(1)[S.PL_CONTENTION] & S.CONTENTION_RETRIED
     assert result.unicast_latency(1) > result.unicast_latency(0)  # behind Q1 on the same link
+
+
+def test_counters_over_a_window_add_up_to_the_whole_run():
+    cfg = config(5, traffic__uniform__load=0.5, run__cycles=3000)
+    result = Simulation(cfg).run(snapshots=(1000, 2000))
+    first, second = result.snapshots[1000], result.snapshots[2000]
+    final = result.counters()
+    assert first.tick == 1000 * cfg.bytes_per_cycle and second.tick == 2000 * cfg.bytes_per_cycle
+    for name in ("link_bytes", "bmu_byte_ticks", "queue_packet_ticks", "interface_busy", "interface_blocked"):
+        a, b, c = (getattr(x, name) for x in (first, second, final))
+        assert (a <= b).all() and (b <= c).all() and c.sum() > 0, name
+    # the window from 1000 to 2000 cycles carries a third of the uniform traffic's bytes, give or take
+    window = (second.link_bytes - first.link_bytes).sum()
+    assert 0.25 < window / final.link_bytes.sum() < 0.42
+
+
+def test_a_refused_packet_that_holds_its_interface_counts_as_blocked_time():
+    _, single = _head_of_line("single")
+    _, per_output = _head_of_line("per_output")
+    assert single.summary()["bmu_interface_blocked"] > 0.3  # Q2 waits most of Q1's 85 cycles
+    assert per_output.summary()["bmu_interface_blocked"] == 0

@@ -21,6 +21,7 @@ from .state import (
     CX_FROM_STORE,
     CX_IDLE_FROM,
     CX_PKT,
+    CX_TAKEN,
     DROP_BMU_OVERFLOW,
     HOP_STORE,
     ND_BMU_CHANGED,
@@ -28,7 +29,10 @@ from .state import (
     ND_BMU_INTEGRAL,
     ND_BMU_PEAK,
     ND_BMU_USED,
+    ND_INTERFACE_BUSY,
+    ND_QUEUE_CHANGED,
     ND_QUEUE_HEAD,
+    ND_QUEUE_INTEGRAL,
     ND_QUEUE_LEN,
     ND_QUEUE_TAIL,
     NEVER,
@@ -41,6 +45,7 @@ from .state import (
     PK_READY,
     PK_STORES,
     PK_UID,
+    PK_WAITS_FOR,
     PR_BMU_CAPACITY,
     PR_BMU_DROPS_WHEN_FULL,
     PR_BUS_INTERFACES,
@@ -48,6 +53,9 @@ from .state import (
     ST_DROPS,
     ST_OVERFLOWS,
     ST_STORED_IN,
+    TX_WAIT_HEAD,
+    TX_WAIT_TAIL,
+    TX_WAIT_TURN,
 )
 
 
@@ -65,6 +73,14 @@ def bmu_change(node, v, c, used_delta, credit_delta):
     node[v, ND_BMU_CREDIT] += credit_delta
     held = node[v, ND_BMU_USED] + node[v, ND_BMU_CREDIT]
     node[v, ND_BMU_PEAK] = max(node[v, ND_BMU_PEAK], held)
+
+
+@kernel_part
+def _queue_change(node, v, c, delta):
+    """The ready queue gains or loses a packet at tick c, keeping its length integral exact."""
+    node[v, ND_QUEUE_INTEGRAL] += node[v, ND_QUEUE_LEN] * (c - node[v, ND_QUEUE_CHANGED])
+    node[v, ND_QUEUE_CHANGED] = c
+    node[v, ND_QUEUE_LEN] += delta
 
 
 @kernel_part
@@ -131,7 +147,7 @@ def bmu_enqueue(controller, packets, clock, stats, params, v, p, c):
         node[v, ND_QUEUE_TAIL] = p
     else:
         pk[after, PK_PREV] = p
-    node[v, ND_QUEUE_LEN] += 1
+    _queue_change(node, v, c, 1)
     ports = params[PR_PORTS]
     per_node = ports + params[PR_BUS_INTERFACES]
     first = v * per_node + ports
@@ -146,16 +162,65 @@ def bmu_enqueue(controller, packets, clock, stats, params, v, p, c):
 
 
 @kernel_part
-def bmu_requeue(controller, packets, logs, clock, params, ci, v, p, ready, c):
-    """Per-output queues: bus interface ci of node v, refused the transmitters packet p needs, gives p back
-    to wait for them; p is ready again at `ready`, when the first of them frees."""
+def bmu_wait_for_output(controller, packets, logs, clock, params, ci, v, p, t, free, c):
+    """Per-output queues: bus interface ci of node v, refused transmitter t (the first of those packet p
+    can use to free, at tick `free`), gives p back to wait in t's queue. Each queue lets one packet at a
+    time back into the ready queue, when its transmitter frees, so waiting packets cost no interface."""
     ctx = controller.ctx
+    tx = controller.tx
     pk = packets.table
     pk[p, PK_IN_BMU] = ctx[ci, CX_FROM_STORE]
-    pk[p, PK_READY] = ready
     ctx[ci, CX_PKT] = -1
+    controller.node[v, ND_INTERFACE_BUSY] += ctx[ci, CX_IDLE_FROM] - ctx[ci, CX_TAKEN]
+    had_turn = pk[p, PK_WAITS_FOR]
+    hold(packets, p)
+    if had_turn >= 0:
+        # refused again in its turn: it keeps its place at the head
+        tx[had_turn, TX_WAIT_TURN] = -1
+        pk[p, PK_NEXT] = tx[t, TX_WAIT_HEAD]
+        tx[t, TX_WAIT_HEAD] = p
+        if tx[t, TX_WAIT_TAIL] < 0:
+            tx[t, TX_WAIT_TAIL] = p
+        if had_turn != t:
+            _next_turn(controller, packets, logs, clock, params, v, had_turn, c, c)
+    else:
+        pk[p, PK_NEXT] = -1
+        if tx[t, TX_WAIT_TAIL] < 0:
+            tx[t, TX_WAIT_HEAD] = p
+        else:
+            pk[tx[t, TX_WAIT_TAIL], PK_NEXT] = p
+        tx[t, TX_WAIT_TAIL] = p
+    pk[p, PK_WAITS_FOR] = t
+    if tx[t, TX_WAIT_TURN] < 0:
+        _next_turn(controller, packets, logs, clock, params, v, t, free, c)
+    release(packets, logs, p, c)  # the interface's hold; t's queue holds it now
+
+
+@kernel_part
+def bmu_turn_used(controller, packets, logs, clock, params, v, p, free, c):
+    """Packet p, let out of its transmitter's queue for its turn, has been sent; the next packet of that
+    queue gets its turn at `free`, when the transmitter frees."""
+    t = packets.table[p, PK_WAITS_FOR]
+    packets.table[p, PK_WAITS_FOR] = -1
+    controller.tx[t, TX_WAIT_TURN] = -1
+    _next_turn(controller, packets, logs, clock, params, v, t, free, c)
+
+
+@kernel_part
+def _next_turn(controller, packets, logs, clock, params, v, t, ready, c):
+    """The head of transmitter t's queue, if any, goes back to the ready queue, ready at `ready`."""
+    tx = controller.tx
+    pk = packets.table
+    p = tx[t, TX_WAIT_HEAD]
+    if p < 0:
+        return
+    tx[t, TX_WAIT_HEAD] = pk[p, PK_NEXT]
+    if pk[p, PK_NEXT] < 0:
+        tx[t, TX_WAIT_TAIL] = -1
+    tx[t, TX_WAIT_TURN] = p
+    pk[p, PK_READY] = max(c, ready)
     bmu_enqueue(controller, packets, clock, logs.stats, params, v, p, c)
-    release(packets, logs, p, c)
+    release(packets, logs, p, c)  # t's queue lets go of it
 
 
 @kernel_part
@@ -176,7 +241,7 @@ def bmu_pop_ready(node, packets, v, c):
     else:
         pk[following, PK_PREV] = -1
     pk[head, PK_NEXT] = -1
-    node[v, ND_QUEUE_LEN] -= 1
+    _queue_change(node, v, c, -1)
     if c > ready:
         pk[head, PK_CONTENTION] |= CONTENTION_QUEUED
     return head, ready

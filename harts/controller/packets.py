@@ -16,6 +16,7 @@ from .state import (
     PK_RELEASED,
     PK_ROWS,
     PK_UID,
+    PK_WAITS_FOR,
     PR_BYTES_PER_CYCLE,
     PR_SLOT_BYTES,
     ST_FREE_COUNT,
@@ -38,6 +39,7 @@ def new_record(packets, stats, c):
     for row in range(PK_ROWS):
         pk[p, row] = 0
     pk[p, PK_NEXT] = -1
+    pk[p, PK_WAITS_FOR] = -1
     pk[p, PK_PARENT] = -1
     pk[p, PK_DEST] = -1
     pk[p, PK_CREATE] = c

@@ -14,7 +14,14 @@ event per shared instruction instead of one per instruction, with identical resu
 from ..jit import kernel_part
 from ..np.processor import np_deliver, np_sent
 from . import isa
-from .bmu import bmu_change, bmu_end_promise, bmu_pop_ready, bmu_requeue, bmu_store
+from .bmu import (
+    bmu_change,
+    bmu_end_promise,
+    bmu_pop_ready,
+    bmu_store,
+    bmu_turn_used,
+    bmu_wait_for_output,
+)
 from .clock import schedule
 from .link import carry
 from .logs import log_hop
@@ -33,10 +40,13 @@ from .state import (
     CX_PENDING_TAIL,
     CX_PKT,
     CX_PRIVATE_RUN,
+    CX_REFUSED_AT,
     CX_RESUME_TICK,
     CX_RETRY,
+    CX_RETRY_PORT,
     CX_STREAM_START,
     CX_STREAMING,
+    CX_TAKEN,
     ERR_BAD_CONTEXT,
     ERR_DROPPED,
     ERR_FIFO_OVERFLOW,
@@ -50,6 +60,8 @@ from .state import (
     HOP_DELIVER,
     HOP_RECEIVE,
     HOP_SEND,
+    ND_INTERFACE_BLOCKED,
+    ND_INTERFACE_BUSY,
     NEVER,
     PK_ARRIVE,
     PK_BUS_TICKS,
@@ -65,6 +77,7 @@ from .state import (
     PK_ROUTE,
     PK_STORES,
     PK_UID,
+    PK_WAITS_FOR,
     PR_AXES,
     PR_BMU_PER_OUTPUT,
     PR_BMU_SETUP,
@@ -99,7 +112,7 @@ from .state import (
     ST_STORED_OUT,
     TX_FREE,
 )
-from .transmitter import NO_LINK, REFUSED_FULL, transmit
+from .transmitter import NO_LINK, REFUSED_BUSY, REFUSED_FULL, transmit
 
 
 @kernel_part
@@ -313,7 +326,8 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
     """Reserve a transmitter by the route `via` and start the packet on it.
 
     Returns the tick the first byte leaves; -1 when no transmitter could be reserved (then CX_RETRY holds
-    the first tick one of those tried could be); NO_LINK after recording a run-time error. 'adaptive'
+    the first tick one of those tried could be, and CX_RETRY_PORT its port); NO_LINK after recording a
+    run-time error. 'adaptive'
     tries the productive ports, the axis with the most hops left first (ties: the lower axis); the other
     routes name one port.
     """
@@ -372,7 +386,10 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
         if first == NO_LINK:
             _fail(stats, ERR_NO_LINK, ci, ctx[ci, CX_PC], packets.table[p, PK_UID], c, port)
             return NO_LINK
-        retry = min(retry, _retry_tick(first, controller.tx, params, v, port, c))
+        tick = _retry_tick(first, controller.tx, params, v, port, c)
+        if tick < retry:
+            retry = tick
+            ctx[ci, CX_RETRY_PORT] = port
     if retry == NEVER:
         # no port at all: the packet has no hop left on this route
         _fail(stats, ERR_NO_ROUTE, ci, ctx[ci, CX_PC], packets.table[p, PK_UID], c, -1)
@@ -474,6 +491,7 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             release(packets, logs, p, c)
             # Look for the next ready packet from the next cycle on (the instruction's own cycles).
             ctx[ci, CX_IDLE_FROM] = c + cycles
+            controller.node[v, ND_INTERFACE_BUSY] += c + cycles - ctx[ci, CX_TAKEN]
             return c + cycles
         return _receiver_done(ctx, packets, logs, params, ci, p, c, cycles)
 
@@ -503,10 +521,13 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
                     # the packet waits in the BMU for its output; the interface moves on
                     _write_header(regs, packets.header, params, ci, p)
                     ctx[ci, CX_IDLE_FROM] = c + cycles
-                    bmu_requeue(controller, packets, logs, clock, params, ci, v, p, ctx[ci, CX_RETRY], c)
+                    t = v * params[PR_PORTS] + ctx[ci, CX_RETRY_PORT]
+                    bmu_wait_for_output(controller, packets, logs, clock, params, ci, v, p, t, ctx[ci, CX_RETRY], c)
                     stats[ST_INSTRUCTIONS] += 1
                     return c + cycles
                 # Hold the packet and execute this instruction again when a transmitter frees.
+                if local and ctx[ci, CX_REFUSED_AT] < 0:
+                    ctx[ci, CX_REFUSED_AT] = c
                 schedule(clock, stats, ci + v + 1, ctx[ci, CX_RETRY])
                 return -1
         else:
@@ -517,6 +538,12 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
                 ctx[ci, CX_STREAM_START] = first
                 if ctx[ci, CX_FROM_STORE] != 0:
                     stats[ST_STORED_OUT] += length
+                if ctx[ci, CX_REFUSED_AT] >= 0:
+                    controller.node[v, ND_INTERFACE_BLOCKED] += c - ctx[ci, CX_REFUSED_AT]
+                waited_for = pk[p, PK_WAITS_FOR]
+                if waited_for >= 0:
+                    free = _retry_tick(REFUSED_BUSY, controller.tx, params, v, waited_for - v * params[PR_PORTS], c)
+                    bmu_turn_used(controller, packets, logs, clock, params, v, p, free, c)
             else:
                 pk[p, PK_CUTS] += 1
                 stats[ST_CUT_THROUGHS] += 1
@@ -648,6 +675,8 @@ def proceed(machine, controller, packets, logs, clock, processor, ci, v, now):
         ctx[ci, CX_DIR] = pk[p, PK_DIR]
         ctx[ci, CX_FROM_STORE] = pk[p, PK_IN_BMU]
         ctx[ci, CX_PRIVATE_RUN] = 0
+        ctx[ci, CX_TAKEN] = now
+        ctx[ci, CX_REFUSED_AT] = -1
         pk[p, PK_IN_BMU] = 0
     t = now
     if code[isa.CODE_SHARED, ctx[ci, CX_PC]] != 0:

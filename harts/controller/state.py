@@ -49,7 +49,8 @@ PK_HOPS_INHERITED = 26  # the hops it started with (those of the copy an NP sent
 PK_PREV = 27  # the record before it in the BMU ready queue
 PK_RELEASED = 28  # the latest tick a holder let go (releases run ahead of the clock may come out of order)
 PK_BUS_TICKS = 29  # ticks a receiver's slot of the time-sliced bus takes to carry it (ceil(length / slot))
-PK_ROWS = 30
+PK_WAITS_FOR = 30  # per-output BMU queues: the transmitter whose queue it waits in, or was let out of; -1 none
+PK_ROWS = 31
 
 # how a packet is routed (PK_ROUTE; the microprogram reads it as the pseudo-field 'route')
 ROUTE_DESTINATION = 0  # by its route offsets towards a destination (unicast)
@@ -102,7 +103,10 @@ CX_DONE_TICK = 11  # link receivers: tick of the last 'done', which may lie ahea
 CX_RESUME_TICK = 12  # ... and the tick a packet that arrived before that 'done' can start
 CX_IDLE_FROM = 13  # BMU bus interfaces: tick from which an idle interface can take a packet (after its 'done')
 CX_PRIVATE_RUN = 14  # private instructions executed on the packet since its last shared one
-CX_ROWS = 15
+CX_TAKEN = 15  # BMU bus interfaces: tick the packet was taken from the queue
+CX_REFUSED_AT = 16  # ... tick its forward was first refused while held (-1: not refused)
+CX_RETRY_PORT = 17  # after a refused forward: the port of the transmitter that frees first (CX_RETRY)
+CX_ROWS = 18
 
 # ---- transmitters: one per node and port -------------------------------------------------------------------
 TX_FREE = 0  # tick from which the next packet may start (after the forced idle gap)
@@ -111,7 +115,11 @@ TX_PACKETS = 2
 TX_DEAD = 3  # 1: what this transmitter sends is lost on the link
 TX_UID = 4  # uid of the packet it sent last (for traces)
 TX_START = 5  # tick that packet's first byte left
-TX_ROWS = 6
+# the BMU's per-output queue for this transmitter (bmu.queues: per_output): packets that were refused it
+TX_WAIT_HEAD = 6
+TX_WAIT_TAIL = 7
+TX_WAIT_TURN = 8  # the packet of that queue now back in the ready queue for its turn, -1 none
+TX_ROWS = 9
 
 # ---- nodes: BMU and network processor ------------------------------------------------------------------------
 ND_BMU_USED = 0  # bytes of transit packets stored
@@ -126,7 +134,11 @@ ND_NP_FREE = 8  # tick from which the NP can take new work
 ND_INBOX_HEAD = 9  # NP events waiting for the NP, in time order
 ND_INBOX_TAIL = 10
 ND_FAULT = 11  # FAULT_*
-ND_ROWS = 12
+ND_INTERFACE_BUSY = 12  # ticks the BMU's bus interfaces held a packet (taken .. its 'done' finished, or given back)
+ND_INTERFACE_BLOCKED = 13  # ... of which the packet waited for a refused transmitter ('else: retry')
+ND_QUEUE_INTEGRAL = 14  # sum over ticks of the ready queue's length
+ND_QUEUE_CHANGED = 15  # tick ND_QUEUE_INTEGRAL was last brought up to date
+ND_ROWS = 16
 
 # ---- NP events: one row each, handed to the NP procedure as it is (see harts.np.program) -----------------------
 # The first E_PUBLIC words are what a procedure may read; the header words follow at E_HEADER.

@@ -20,8 +20,14 @@ import numpy as np
 from ...config import hex_config
 from ...controller import state as S
 from ...np.kandlur_shin import ALGORITHMS
+from ...results import utilisations
 from ...simulation import Simulation
-from ...traffic import PAPER_BROADCAST_PROBABILITY, PAPER_MEAN_LENGTH, paper_workload
+from ...traffic import (
+    PAPER_BROADCAST_PROBABILITY,
+    PAPER_MEAN_LENGTH,
+    paper_node_load,
+    paper_workload,
+)
 
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
          10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042}
@@ -52,17 +58,21 @@ class Point:
     size: int
     load: float
     precision: Precision
+    basis: str = "link"  # how `load` is read (traffic.LOAD_BASES)
+    bmu: tuple = ()  # (key, value) pairs replacing bmu.* defaults, e.g. (("queues", "per_output"),)
     seed: int = 1
 
     @property
     def key(self) -> str:
         text = json.dumps({"algorithm": self.algorithm, "size": self.size, "load": round(self.load, 6),
+                           "basis": self.basis, "bmu": sorted(self.bmu),
                            "precision": asdict(self.precision), "seed": self.seed}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
     def label(self) -> str:
-        return f"{self.algorithm} E-{self.size} load {self.load:g} ({self.precision.name})"
+        bmu = "".join(f", {k} {v}" for k, v in self.bmu)
+        return f"{self.algorithm} E-{self.size} {self.basis} load {self.load:g}{bmu} ({self.precision.name})"
 
     @property
     def cost(self) -> float:
@@ -87,20 +97,21 @@ def mean_and_half_width(values: list[float]) -> tuple[float, float]:
 def replication(point: Point, index: int) -> dict:
     """One independent run: broadcast latencies and mean delivery times (after warm-up), and how much of
     the regular traffic the network carried."""
-    cfg = hex_config(point.size)
+    cfg = hex_config(point.size, **{f"bmu__{key}": value for key, value in point.bmu})
     sim = Simulation(cfg)
     n = sim.topology.n_nodes
     bpc = cfg.bytes_per_cycle
-    per_cycle = n * point.load * bpc / PAPER_MEAN_LENGTH * PAPER_BROADCAST_PROBABILITY  # broadcasts per cycle
+    node_load = paper_node_load(sim.topology, point.load, point.basis)
+    per_cycle = n * node_load * bpc / PAPER_MEAN_LENGTH * PAPER_BROADCAST_PROBABILITY  # broadcasts per cycle
     window = max(20_000, int(point.precision.broadcasts_per_replication / per_cycle))
     warmup = max(2_000, window // 10)
-    # Common random numbers: every algorithm sees the same traffic at the same size, load and replication,
-    # so comparisons between algorithms are paired.
-    stream = f"{point.size}/{point.load:g}/{point.precision.name}/{point.seed}/{index}"
+    # Common random numbers: every algorithm and BMU sees the same traffic at the same size, load and
+    # replication, so comparisons between them are paired.
+    stream = f"{point.size}/{point.basis}/{point.load:g}/{point.precision.name}/{point.seed}/{index}"
     seed = int(hashlib.sha256(stream.encode()).hexdigest()[:8], 16)
-    traffic = paper_workload(sim.topology, point.load, ALGORITHMS[point.algorithm], bpc, warmup + window,
-                             np.random.default_rng(seed))
-    result = sim.run(traffic)
+    traffic = paper_workload(sim.topology, point.load, point.basis, ALGORITHMS[point.algorithm], bpc,
+                             warmup + window, np.random.default_rng(seed))
+    result = sim.run(traffic, snapshots=(warmup, warmup + window))
     dl = result.deliveries
     created = traffic.create * bpc
     start, end = warmup * bpc, (warmup + window) * bpc
@@ -135,6 +146,8 @@ def replication(point: Point, index: int) -> dict:
         "mean_delivery": float(np.mean(means)) if means else math.nan,
         "regular_latency": regular_latency,
         "accepted_over_offered": accepted / offered if offered else math.nan,
+        # how busy each part was in the window: where the network saturates
+        **utilisations(result.snapshots[warmup], result.snapshots[warmup + window], sim.topology, cfg),
         "wall_seconds": result.wall_seconds,
     }
 
