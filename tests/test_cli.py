@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from .helpers import nothing_cut_off
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -81,6 +83,7 @@ def test_broadcast_plot_is_written(tmp_path):
     orange = ((abs(rgb[..., 0] - 255) < 30) & (abs(rgb[..., 1] - 127) < 30) & (rgb[..., 2] < 60)).sum()
     blue = ((rgb[..., 0] < 60) & (abs(rgb[..., 1] - 119) < 30) & (rgb[..., 2] > 150)).sum()
     assert orange > 500 and blue > 500
+    assert nothing_cut_off(out)
 
 
 @pytest.mark.parametrize("name", ["uniform_e9.yaml", "mesh_8x8.yaml", "torus_8x8.yaml", "hypercube_q6.yaml",

@@ -30,7 +30,7 @@ _HOP_OFFSETS = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1],
                          [-1, 0, 0], [0, -1, 0], [0, 0, -1]], dtype=np.int64)
 
 # Unit vectors of the six directions, counterclockwise as in the paper's Fig. 3a (direction 0 is +1).
-_UNIT = np.array([(math.cos(math.pi / 3 * d), math.sin(math.pi / 3 * d)) for d in range(6)])
+UNIT = np.array([(math.cos(math.pi / 3 * d), math.sin(math.pi / 3 * d)) for d in range(6)])
 
 
 def hex_node_count(n: int) -> int:
@@ -104,7 +104,7 @@ def _label(shape: np.ndarray, v: int) -> str:
 def _positions(topology: Topology) -> np.ndarray:
     """The hexagon of radius n-1 around node 0, each node placed by its route from node 0."""
     offsets = topology.route_offsets(np.zeros(topology.n_nodes, dtype=np.int64), np.arange(topology.n_nodes))
-    return offsets @ _UNIT[topology.axis_positive]
+    return offsets @ UNIT[topology.axis_positive]
 
 
 register_views("hex", _label, _positions)
