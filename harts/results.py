@@ -170,13 +170,21 @@ class Result:
         hit = sorted_origins[at] == dl[S.DL_ORIGIN, rows]
         return rows[hit], order[at[hit]]
 
+    def link_utilisation(self) -> np.ndarray:
+        """Each directed link's utilisation, row by row of ``topology.links()``: the bytes it carried / (bytes
+        per cycle x simulated cycles)."""
+        links = self.topology.links()
+        sent = self.transmitters[links[:, 0] * self.topology.n_ports + links[:, 1], S.TX_BYTES]
+        return sent / (self.bytes_per_cycle * float(self.cycles))
+
+    def bmu_utilisation(self) -> np.ndarray:
+        """Each node's BMU utilisation: the transit bytes it held on average / its capacity."""
+        return self.nodes[:, S.ND_BMU_INTEGRAL] / (self.config["bmu.capacity_bytes"] * self.ticks)
+
     def summary(self) -> dict:
         bpc = self.bytes_per_cycle
         t = self.logs.tally
         cycles = float(self.cycles)
-        n_links = len(self.topology.links())
-        link_bytes = int(self.transmitters[:, S.TX_BYTES].sum())
-        capacity = self.config["bmu.capacity_bytes"]
         hops = int(self.stats[S.ST_HOPS])
         return {
             "topology": self.topology.name,
@@ -190,9 +198,8 @@ class Result:
             "latency_max_cycles": t.latency_max / bpc if t.measured else None,
             "mean_hops": t.unicast_hops / t.unicast_packets if t.unicast_packets else None,
             "stores_per_packet": t.unicast_stores / t.unicast_packets if t.unicast_packets else None,
-            "link_utilisation": link_bytes / (n_links * bpc * cycles),
-            "bmu_utilisation": float(self.nodes[:, S.ND_BMU_INTEGRAL].sum()) / (capacity * self.topology.n_nodes
-                                                                             * self.ticks),
+            "link_utilisation": float(self.link_utilisation().mean()),
+            "bmu_utilisation": float(self.bmu_utilisation().mean()),
             "bmu_peak_bytes": int(self.nodes[:, S.ND_BMU_PEAK].max()),
             "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
             "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),

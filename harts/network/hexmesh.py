@@ -107,4 +107,10 @@ def _positions(topology: Topology) -> np.ndarray:
     return offsets @ UNIT[topology.axis_positive]
 
 
-register_views("hex", _label, _positions)
+def _wraps(topology: Topology) -> np.ndarray:
+    """A link wraps if its far end is not one unit step away in its direction."""
+    xy = _positions(topology)
+    return ~np.isclose(xy[topology.neighbours] - xy[:, None, :], UNIT[None, :, :]).all(axis=2)
+
+
+register_views("hex", _label, _positions, _wraps)
