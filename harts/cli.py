@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from pathlib import Path
 
 from .errors import InputError, SimulationError
 
@@ -51,18 +53,26 @@ def _load(text: str) -> float:
 
 
 def _output_file(text: str) -> str:
-    """An argparse type: a file this process can create or overwrite, checked before any work is done."""
-    from pathlib import Path
+    """An argparse type: a file this process can write, so that a bad path is refused before a run."""
     path = Path(text)
+    folder = path.parent
     if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a directory, expected a file to write")
-    if not path.parent.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot write {text}: directory {path.parent} does not exist")
-    try:
-        with open(path, "a"):
-            pass
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot write {text}: {exc.strerror}") from None
+        raise argparse.ArgumentTypeError(f"{text} is a directory, expected a file name")
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text}: there is no directory {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: permission denied")
+    return text
+
+
+def _picture_file(text: str) -> str:
+    """An argparse type: a writable file whose extension names a picture format matplotlib can write."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    _output_file(text)
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if Path(text).suffix[1:].lower() not in formats:
+        raise argparse.ArgumentTypeError(f"expected a picture file name ending in "
+                                         f"{', '.join('.' + f for f in sorted(formats))}, got {text!r}")
     return text
 
 
@@ -100,12 +110,16 @@ def cmd_run(args) -> int:
     config = load_config(args.config)
     traced = args.packet_trace is not None
     result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False, hops=traced)
-    summary = result.summary()
+    data = result.summary()
+    if args.link_map:
+        from .tools.link_map import draw_link_map
+        draw_link_map(result, args.link_map)
+        data["link_map"] = args.link_map
     if traced:
         from .tools.packet_trace import write_packet_trace
         write_packet_trace(result, args.packet_trace)
-        summary["packet_trace"] = args.packet_trace
-    _print(summary, args.json)
+        data["packet_trace"] = args.packet_trace
+    _print(data, args.json)
     return 0
 
 
@@ -169,8 +183,6 @@ def cmd_broadcast(args) -> int:
 
 
 def _figures(args, numbers: list[int]) -> int:
-    from pathlib import Path
-
     from .experiments.kandlur_shin.figures import reproduce
     started = time.perf_counter()
     try:
@@ -302,6 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the simulation a config file describes and print a summary")
     run.add_argument("config", help="YAML config (see README for the keys)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--link-map", type=_picture_file, metavar="FILE.png",
+                     help="draw every link coloured by its utilisation and every node by its BMU's")
     run.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
                      help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
     run.set_defaults(func=cmd_run)
@@ -321,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     bcast.add_argument("--config", help="YAML config; its traffic, if any, runs in the background and the "
                                         "broadcast starts at run.warmup_cycles")
     bcast.add_argument("--json", action="store_true", help="also list every copy: node, arrival, path")
-    bcast.add_argument("--plot", metavar="FILE.png", help="draw the broadcast tree on the mesh")
+    bcast.add_argument("--plot", type=_picture_file, metavar="FILE.png", help="draw the broadcast tree on the mesh")
     bcast.set_defaults(func=cmd_broadcast)
 
     faults = sub.add_parser("faults", help="what k-reliable broadcast tolerates: random crashed or Byzantine "
@@ -341,7 +355,8 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--seed", type=_non_negative_int, default=1)
     faults.add_argument("--config", help="YAML config (background traffic, reception deadline, ...)")
     faults.add_argument("--json", action="store_true")
-    faults.add_argument("--plot", metavar="FILE.png", help="correct-decision fraction against faults")
+    faults.add_argument("--plot", type=_picture_file, metavar="FILE.png",
+                        help="correct-decision fraction against faults")
     faults.set_defaults(func=cmd_faults)
 
     microcode = sub.add_parser("microcode", help="tools for microprograms")
@@ -352,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     trace = sub.add_parser("trace", help="write a VCD waveform of chosen nodes (open it in GTKWave)")
     trace.add_argument("config")
-    trace.add_argument("--vcd", required=True, metavar="OUT.vcd")
+    trace.add_argument("--vcd", required=True, type=_output_file, metavar="OUT.vcd")
     trace.add_argument("--nodes", type=_node_list, help="comma list (default: node 0 and its neighbours)")
     trace.add_argument("--cycles", type=_cycle_window, default=(0, 2000), metavar="A:B",
                        help="cycles to record (default: 0:2000)")

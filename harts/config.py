@@ -14,8 +14,19 @@ from typing import Any
 from .errors import InputError
 from .yamlsource import Located, load_located
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-MICROCODE_DIR = REPOSITORY / "microcode"
+PACKAGE = Path(__file__).resolve().parent
+
+
+def shipped(directory: str) -> Path:
+    """A directory of files that ship with harts (microcode, configs): inside the package when it was
+    installed from a wheel (pyproject.toml maps them there), beside it in a source checkout, which an
+    editable install runs from."""
+    installed = PACKAGE / directory
+    return installed if installed.is_dir() else PACKAGE.parent / directory
+
+
+MICROCODE_DIR = shipped("microcode")
+CONFIGS_DIR = shipped("configs")
 
 
 @dataclass(frozen=True)
@@ -201,8 +212,24 @@ def _check_value(key: Key, item: Located) -> Any:
     return value
 
 
+def config_file(name: str | Path) -> Path:
+    """The config file a command names: a path, or else the name of a config that ships with harts
+    (``uniform_e9`` or ``uniform_e9.yaml`` for configs/uniform_e9.yaml)."""
+    path = Path(name)
+    if path.is_file() or path.parent != Path("."):
+        return path
+    for candidate in (CONFIGS_DIR / f"{path.name}.yaml", CONFIGS_DIR / path.name):
+        if candidate.is_file():
+            return candidate
+    shipped_names = ", ".join(sorted(p.stem for p in CONFIGS_DIR.glob("*.yaml")))
+    raise InputError(f"file not found, nor is it the name of a config that ships with harts ({shipped_names})",
+                     str(name))
+
+
 def load_config(path: str | Path) -> Config:
-    """Read and check a config file; unknown keys and mistyped values are InputErrors with the line."""
+    """Read and check a config file (a path or a shipped config's name, see ``config_file``); unknown keys
+    and mistyped values are InputErrors with the line."""
+    path = config_file(path)
     root = load_located(path)
     if not isinstance(root.value, dict):
         raise root.error("expected a YAML mapping of sections (topology, microcode, np, timing, bmu, traffic, "

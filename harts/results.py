@@ -123,18 +123,30 @@ class Counters:
                                                          like.interface_blocked)))
 
 
+def link_utilisation(first: Counters, last: Counters, topology: Topology) -> np.ndarray:
+    """Each directed link's utilisation between two counters, row by row of ``topology.links()``: the bytes
+    it carried / the bytes it could have carried (one a tick)."""
+    links = topology.links()
+    carried = last.link_bytes - first.link_bytes
+    return carried[links[:, 0] * topology.n_ports + links[:, 1]] / (last.tick - first.tick)
+
+
+def bmu_utilisation(first: Counters, last: Counters, config: Config) -> np.ndarray:
+    """Each node's BMU utilisation between two counters: the transit bytes it held on average / capacity."""
+    return (last.bmu_byte_ticks - first.bmu_byte_ticks) / (config["bmu.capacity_bytes"] * (last.tick - first.tick))
+
+
 def utilisations(first: Counters, last: Counters, topology: Topology, config: Config) -> dict:
     """How busy links, BMUs and bus interfaces were between two counters."""
     ticks = last.tick - first.tick
     nodes = topology.n_nodes
-    link = (last.link_bytes - first.link_bytes)[topology.neighbours.ravel() >= 0] / ticks
+    link = link_utilisation(first, last, topology)
     busy = float((last.interface_busy - first.interface_busy).sum())
     blocked = float((last.interface_blocked - first.interface_blocked).sum())
     return {
         "link_utilisation": float(link.mean()),
         "link_utilisation_max": float(link.max()),
-        "bmu_utilisation": float((last.bmu_byte_ticks - first.bmu_byte_ticks).sum())
-        / (config["bmu.capacity_bytes"] * nodes * ticks),
+        "bmu_utilisation": float(bmu_utilisation(first, last, config).mean()),
         "bmu_queue_mean_packets": float((last.queue_packet_ticks - first.queue_packet_ticks).sum()) / (nodes * ticks),
         "bmu_interface_utilisation": busy / (nodes * config["bmu.bus_interfaces"] * ticks),
         "bmu_interface_blocked": blocked / busy if busy else 0.0,
@@ -240,6 +252,16 @@ class Result:
         node = uniform_node_load(self.config, self.topology)
         return {"offered_node_load": node,
                 "offered_link_load": node * self.topology.mean_distance() / links_per_node(self.topology)}
+
+    def link_utilisation(self) -> np.ndarray:
+        """Each directed link's utilisation over the run, row by row of ``topology.links()``."""
+        final = self.counters()
+        return link_utilisation(Counters.zero(final), final, self.topology)
+
+    def bmu_utilisation(self) -> np.ndarray:
+        """Each node's BMU utilisation over the run: the transit bytes it held on average / its capacity."""
+        final = self.counters()
+        return bmu_utilisation(Counters.zero(final), final, self.config)
 
     def summary(self) -> dict:
         bpc = self.bytes_per_cycle

@@ -27,3 +27,13 @@ def closed_form(cfg):
         cfg["timing.deliver_cycles"]
     d = wire + header_cycles + 3 + bus
     return Fraction(S), Fraction(1, bpc), d
+
+
+def nothing_cut_off(png) -> bool:
+    """Whether a picture's outermost pixels are all white: no text or line ran off its edges."""
+    import matplotlib.image
+    import numpy as np
+    rgb = matplotlib.image.imread(png)[..., :3]
+    frame = np.concatenate([rgb[:2].reshape(-1, 3), rgb[-2:].reshape(-1, 3), rgb[:, :2].reshape(-1, 3),
+                            rgb[:, -2:].reshape(-1, 3)])
+    return bool((frame > 0.98).all())

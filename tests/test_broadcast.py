@@ -4,6 +4,7 @@ reference model copy for copy, and the zero-load latencies against Table I."""
 from collections import Counter
 
 import networkx as nx
+import numpy as np
 import pytest
 
 from harts.broadcast import run_broadcast
@@ -142,3 +143,14 @@ def test_broadcast_over_background_traffic_still_delivers_k_copies(model):
     assert run.latency > 2 * (S + r * 512) + 2 * (5 - 2) * d  # it met other packets on the way
     assert any(c.marked for c in run.copies)  # some tee found its transmitter busy
     assert not run.summary()["contention_free"]
+
+
+def test_the_plot_centres_the_hexagon_on_the_source():
+    from harts.network.hexmesh import UNIT
+    from harts.tools.plot import positions
+    run = run_broadcast(config(4), "sbcast", source=5)
+    xy = positions(run)
+    topo = run.result.topology
+    assert np.allclose(xy[5], 0)
+    assert np.allclose(xy[topo.neighbours[5]] - xy[5], UNIT)
+    assert len({tuple(p) for p in np.round(xy, 6).tolist()}) == topo.n_nodes

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from .helpers import nothing_cut_off
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -81,17 +83,21 @@ def test_broadcast_plot_is_written(tmp_path):
     orange = ((abs(rgb[..., 0] - 255) < 30) & (abs(rgb[..., 1] - 127) < 30) & (rgb[..., 2] < 60)).sum()
     blue = ((rgb[..., 0] < 60) & (abs(rgb[..., 1] - 119) < 30) & (rgb[..., 2] > 150)).sum()
     assert orange > 500 and blue > 500
+    assert nothing_cut_off(out)
 
 
 @pytest.mark.parametrize("name", ["uniform_e9.yaml", "mesh_8x8.yaml", "torus_8x8.yaml", "hypercube_q6.yaml",
                                   "mesh_hypercube_9x8.yaml"])
-def test_every_shipped_topology_runs_calibrates_and_benchmarks(name, tmp_path):
+def test_every_shipped_topology_runs_draws_calibrates_and_benchmarks(name, tmp_path):
     short = tmp_path / name
     short.write_text((REPO / "configs" / name).read_text().replace("cycles: 50000", "cycles: 3000")
                      .replace("cycles: 20000", "cycles: 3000"))
-    data = json.loads(harts("run", str(short), "--json"))
+    link_map = tmp_path / "map.png"
+    data = json.loads(harts("run", str(short), "--json", "--link-map", str(link_map)))
     assert data["packets"] == data["deliveries"] > 100
     assert data["mean_hops"] > 1 and 0 < data["link_utilisation"] < 0.5
+    assert data["link_map"] == str(link_map) and link_map.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert nothing_cut_off(link_map)
     calibration = json.loads(harts("calibrate", "--config", str(REPO / "configs" / name), "--json"))
     assert calibration["max_residual_cycles"] == 0 and calibration["topology"] == data["topology"]
     speed = json.loads(harts("bench", "--config", str(short), "--cycles", "2000", "--json"))

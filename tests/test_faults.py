@@ -15,7 +15,7 @@ from harts.np.kandlur_shin import ALGORITHMS
 from harts.simulation import Simulation
 from harts.traffic import initiations
 
-from .helpers import config
+from .helpers import config, nothing_cut_off
 
 K = {"2bcast": 2, "3bcast": 3, "4bcast": 4, "5bcast": 5, "6bcast": 6}
 SOURCE = 0
@@ -196,3 +196,14 @@ def test_every_packet_is_delivered_or_dropped_by_a_named_fault_under_load():
     assert summary["dropped_by_faults"] > 0 and dropped.sum() > 0
     assert set(pl[S.PL_DROPPED, dropped]) <= set(S.DROP_NAMES)  # every drop has a named reason
     assert summary["deliveries"] + int(dropped.sum()) == summary["packets"]
+
+
+def test_curves_that_coincide_are_found_and_still_drawn(tmp_path):
+    from harts.faults.tolerance import ToleranceRow, coinciding_curves, plot_tolerance
+    curves = {"sbcast": [1.0, 0.9], "2bcast": [1.0, 1.0], "sfbcast": [1.0, 0.9]}
+    rows = [ToleranceRow(algorithm, "E-3", f, "byzantine", "alter", 10, value, 1.0, value)
+            for algorithm, values in curves.items() for f, value in enumerate(values)]
+    assert coinciding_curves(rows) == {"sbcast": ["sfbcast"], "2bcast": [], "sfbcast": ["sbcast"]}
+    out = tmp_path / "tolerance.png"
+    plot_tolerance(rows, str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and nothing_cut_off(out)

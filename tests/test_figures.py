@@ -8,6 +8,8 @@ import pytest
 from harts.experiments.kandlur_shin.claims import _curves, knee_load
 from harts.experiments.kandlur_shin.figures import reproduce
 
+from .helpers import nothing_cut_off
+
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
@@ -25,6 +27,7 @@ def test_each_figure_has_a_png_and_a_csv_with_intervals(quick):
     for number in (10, 11, 12, 13, 14):
         png = results / "figures" / f"fig{number}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+        assert nothing_cut_off(png), png
         rows = list(csv.DictReader((results / "figures" / f"fig{number}.csv").open()))
         assert rows and all(float(r["half_width_95"]) >= 0 for r in rows)
         assert {r["precision"] for r in rows} == {"quick"}

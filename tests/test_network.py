@@ -388,6 +388,24 @@ def test_positions_by_kind():
                 assert g.has_edge(v, at[right])
 
 
+@pytest.mark.parametrize("spec, count", [
+    (hex_spec(5), 6 * (2 * 5 - 1)),  # rim nodes have two ports leaving the hexagon, its corners three
+    (grid_spec("torus", 5, 4), 2 * 4 + 2 * 5),  # two per ring
+    (grid_spec("torus", 3, 4, 5), 2 * (4 * 5 + 3 * 5 + 3 * 4)),
+    (grid_spec("mesh", 4, 6), 0), (cube_spec(4), 0), (mh_spec(3, 8), 0),
+], ids=["hex", "torus", "torus-3d", "mesh", "hypercube", "mh"])
+def test_wrap_links(spec, count):
+    topo = build_topology(spec)
+    wraps = topo.wrap_links()
+    assert wraps.shape == topo.neighbours.shape and wraps.dtype == bool and int(wraps.sum()) == count
+    assert not wraps[topo.neighbours < 0].any()
+    if spec["kind"] == "hex" or spec.get("dims") == [5, 4]:
+        # drawn in the plane, the links that wrap are exactly those not between neighbouring points
+        node, port, far = topo.links().T
+        xy = topo.positions()
+        assert (~np.isclose(np.linalg.norm(xy[far] - xy[node], axis=1), 1)).tolist() == wraps[node, port].tolist()
+
+
 @pytest.mark.parametrize("spec, name", [
     (hex_spec(5), "E-5"), (grid_spec("mesh", 4, 6), "mesh 4x6"), (grid_spec("torus", 8, 8), "torus 8x8"),
     (cube_spec(6), "Q6"), (mh_spec(9, 8), "MH(9,8)"),

@@ -68,15 +68,37 @@ def tolerance(config: Config, algorithm: str, kind: str, max_faults: int, trials
     return rows
 
 
+# One marker shape per curve, drawn hollow and each smaller than the one before, so that curves sharing a
+# point (all of them at no faults) show as nested outlines rather than one hiding the others.
+MARKERS = "osD^vP*Xph"
+
+
+def coinciding_curves(rows: list[ToleranceRow]) -> dict[str, list[str]]:
+    """For each algorithm, the other algorithms whose curve is the same as its own at every fault count."""
+    curves: dict[str, list[tuple[int, float]]] = {}
+    for r in rows:
+        curves.setdefault(r.algorithm, []).append((r.faults, r.correct_fraction))
+    return {a: [b for b in curves if b != a and curves[b] == curves[a]] for a in curves}
+
+
 def plot_tolerance(rows: list[ToleranceRow], path: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    for algorithm in dict.fromkeys(r.algorithm for r in rows):
+    same = coinciding_curves(rows)
+    algorithms = list(same)
+    for index, algorithm in enumerate(algorithms):
         mine = [r for r in rows if r.algorithm == algorithm]
-        ax.plot([r.faults for r in mine], [r.correct_fraction for r in mine], marker="o", label=algorithm.upper())
+        label = algorithm.upper()
+        if same[algorithm]:
+            label += f" (same curve as {', '.join(a.upper() for a in same[algorithm])})"
+        # A curve drawn over an identical earlier one is dashed, so the earlier colour shows in the gaps.
+        covers = any(algorithms.index(a) < index for a in same[algorithm])
+        ax.plot([r.faults for r in mine], [r.correct_fraction for r in mine], color=f"C{index % 10}",
+                marker=MARKERS[index % len(MARKERS)], ms=11 - 6 * index / max(1, len(algorithms) - 1),
+                mfc="none", mew=1.3, ls="--" if covers else "-", label=label)
     kind = rows[0].kind
     what = "crashed" if kind == "crash" else f"Byzantine ({rows[0].behaviour})"
     ax.set_xlabel(f"number of {what} nodes (random, never the source)")

@@ -123,7 +123,20 @@ def _positions(topology: Topology) -> np.ndarray:
     return xy
 
 
+def _wraps(topology: Topology) -> np.ndarray:
+    """A torus link wraps if it joins the two ends of its axis, where the coordinate jumps by side - 1."""
+    k = topology.n_axes
+    nodes = np.arange(topology.n_nodes)
+    coords = grid_coordinates(topology.shape, nodes)
+    wraps = np.empty(topology.neighbours.shape, dtype=bool)
+    for port in range(2 * k):
+        axis = port % k
+        jump = grid_coordinates(topology.shape, topology.neighbours[:, port])[:, axis] - coords[:, axis]
+        wraps[:, port] = np.abs(jump) > 1
+    return wraps
+
+
 register_views("mesh", _label, _positions)
-register_views("torus", _label, _positions)
+register_views("torus", _label, _positions, _wraps)
 register_pair_distance_sum("mesh", lambda t: product_pair_distance_sum(t.n_nodes, t.shape.tolist(), [False] * len(t.shape)))
 register_pair_distance_sum("torus", lambda t: product_pair_distance_sum(t.n_nodes, t.shape.tolist(), [True] * len(t.shape)))

@@ -31,7 +31,7 @@ _HOP_OFFSETS = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1],
                          [-1, 0, 0], [0, -1, 0], [0, 0, -1]], dtype=np.int64)
 
 # Unit vectors of the six directions, counterclockwise as in the paper's Fig. 3a (direction 0 is +1).
-_UNIT = np.array([(math.cos(math.pi / 3 * d), math.sin(math.pi / 3 * d)) for d in range(6)])
+UNIT = np.array([(math.cos(math.pi / 3 * d), math.sin(math.pi / 3 * d)) for d in range(6)])
 
 
 def hex_node_count(n: int) -> int:
@@ -105,7 +105,7 @@ def _label(shape: np.ndarray, v: int) -> str:
 def _positions(topology: Topology) -> np.ndarray:
     """The hexagon of radius n-1 around node 0, each node placed by its route from node 0."""
     offsets = topology.route_offsets(np.zeros(topology.n_nodes, dtype=np.int64), np.arange(topology.n_nodes))
-    return offsets @ _UNIT[topology.axis_positive]
+    return offsets @ UNIT[topology.axis_positive]
 
 
 def _pair_distance_sum(topology: Topology) -> int:
@@ -114,5 +114,11 @@ def _pair_distance_sum(topology: Topology) -> int:
     return n * int(topology.distance(np.zeros(n, dtype=np.int64), np.arange(n)).sum())
 
 
-register_views("hex", _label, _positions)
+def _wraps(topology: Topology) -> np.ndarray:
+    """A link wraps if its far end is not one unit step away in its direction."""
+    xy = _positions(topology)
+    return ~np.isclose(xy[topology.neighbours] - xy[:, None, :], UNIT[None, :, :]).all(axis=2)
+
+
+register_views("hex", _label, _positions, _wraps)
 register_pair_distance_sum("hex", _pair_distance_sum)

@@ -31,14 +31,17 @@ def _offsets_many(function, src, dst, shape, table, out):
         function(src[k], dst[k], shape, table, out[k])
 
 
-# Per kind: (label of one node, drawing coordinates of all nodes); filled in by each builder module so the
-# kind-specific presentation stays next to the kind's definition.
-_VIEWS: dict[str, tuple[Callable[[np.ndarray, int], str], Callable[[Topology], np.ndarray]]] = {}
+# Per kind: (label of one node, drawing coordinates of all nodes, which links wrap around that drawing or
+# None if none do); filled in by each builder module so the kind-specific presentation stays next to the
+# kind's definition.
+_VIEWS: dict[str, tuple[Callable[[np.ndarray, int], str], Callable[[Topology], np.ndarray],
+                        Callable[[Topology], np.ndarray] | None]] = {}
 
 
 def register_views(kind: str, label: Callable[[np.ndarray, int], str],
-                   positions: Callable[[Topology], np.ndarray]) -> None:
-    _VIEWS[kind] = (label, positions)
+                   positions: Callable[[Topology], np.ndarray],
+                   wraps: Callable[[Topology], np.ndarray] | None = None) -> None:
+    _VIEWS[kind] = (label, positions, wraps)
 
 
 # Per kind: the sum of hop distances over all ordered pairs of nodes, computed from the kind's structure
@@ -148,6 +151,13 @@ class Topology:
     def positions(self) -> np.ndarray:
         """Drawing coordinates of every node, float (N, 2)."""
         return np.asarray(_VIEWS[self.kind][1](self), dtype=float)
+
+    def wrap_links(self) -> np.ndarray:
+        """Bool (N, ports): the links that wrap around the drawing of ``positions()`` (over the edges of
+        the hexagon or of the torus), which a picture shows as stubs at both ends rather than as lines
+        across it; False where a port has no link."""
+        wraps = _VIEWS[self.kind][2]
+        return np.zeros(self.neighbours.shape, dtype=bool) if wraps is None else wraps(self)
 
     def _nodes(self, nodes, what: str) -> np.ndarray:
         nodes = np.ascontiguousarray(np.atleast_1d(nodes), dtype=np.int64)

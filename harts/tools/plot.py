@@ -1,28 +1,34 @@
 """Drawing of one broadcast's tree on the hexagonal mesh, in the manner of the paper's Figs 2 and 4-8:
 the nodes laid out as the hexagon around the source, an arrow per link transmission, the first hop of
 each send_packet (a start after store-and-forward) drawn apart from the hops that cut through a node,
-and wrap links drawn as labelled stubs at both ends."""
+and wrap links drawn as stubs at both ends, one label per link."""
 
 from __future__ import annotations
 
-import math
+import itertools
 import string
 
 import numpy as np
 
 from ..broadcast import BroadcastRun
+from ..network.hexmesh import UNIT
 
-# Unit vectors of the six directions, counterclockwise as in the paper's Fig. 3a (direction 0 is +1).
-UNIT = np.array([(math.cos(math.pi / 3 * d), math.sin(math.pi / 3 * d)) for d in range(6)])
 START_STYLE = {"color": "tab:orange", "lw": 2.2}
 CUT_STYLE = {"color": "tab:blue", "lw": 1.0}
 
 
 def positions(run: BroadcastRun) -> np.ndarray:
-    """Each node's place in the hexagon centred on the source, from its shortest-route offsets."""
+    """Each node's place in the hexagon centred on the source: the mesh is circulant, so node v sits where
+    v - source sits in the hexagon around node 0 that ``Topology.positions`` draws."""
     topo = run.result.topology
-    offsets = topo.route_offsets(np.full(topo.n_nodes, run.source), np.arange(topo.n_nodes))
-    return sum(np.outer(offsets[:, a], UNIT[int(topo.axis_positive[a])]) for a in range(topo.n_axes))
+    return topo.positions()[(np.arange(topo.n_nodes) - run.source) % topo.n_nodes]
+
+
+def _wrap_labels():
+    """a..z, A..Z, then two letters, and so on: as many short labels as a mesh has wrap links."""
+    for width in itertools.count(1):
+        for letters in itertools.product(string.ascii_letters, repeat=width):
+            yield "".join(letters)
 
 
 def plot_broadcast(run: BroadcastRun, path: str) -> None:
@@ -39,8 +45,9 @@ def plot_broadcast(run: BroadcastRun, path: str) -> None:
     if topo.n_nodes <= 127:
         for v, (x, y) in enumerate(xy):
             ax.annotate(str(v), (x, y), fontsize=6, ha="center", va="center", zorder=5)
-    labels = iter(string.ascii_lowercase + string.ascii_uppercase)
-    wraps = 0
+    labels = _wrap_labels()
+    # Both directions of a wrap link share its stubs, so each link is labelled once at each end.
+    labelled = set()
     for worm in run.worms:
         node = worm.sender
         for hop in range(worm.hops):
@@ -50,17 +57,20 @@ def plot_broadcast(run: BroadcastRun, path: str) -> None:
             if np.allclose(xy[node] + step, xy[nxt]):
                 _arrow(ax, xy[node], xy[nxt], style)
             else:  # a wrap link: a stub leaving one side of the hexagon and one entering the other
-                label = next(labels, "*")
-                wraps += 1
                 _arrow(ax, xy[node], xy[node] + 0.45 * step, style)
                 _arrow(ax, xy[nxt] - 0.45 * step, xy[nxt], style)
-                for where in (xy[node] + 0.55 * step, xy[nxt] - 0.6 * step):
-                    ax.annotate(label, where, fontsize=8, color="tab:green", ha="center", va="center",
-                                annotation_clip=False)
+                link = (min(node, nxt), max(node, nxt))
+                if link not in labelled:
+                    labelled.add(link)
+                    label = next(labels)
+                    for where in (xy[node] + 0.62 * step, xy[nxt] - 0.62 * step):
+                        ax.annotate(label, where, fontsize=8, color="tab:green", ha="center", va="center",
+                                    annotation_clip=False)
             node = nxt
     ax.plot([], [], **START_STYLE, label="send_packet: first hop (a start after store-and-forward)")
     ax.plot([], [], **CUT_STYLE, label="hop after cutting through a node")
-    ax.plot([], [], color="tab:green", marker="$a$", ls="", label=f"wrap link, labelled at both ends ({wraps})")
+    ax.plot([], [], color="tab:green", marker="$a$", ls="",
+            label=f"wrap link (either direction), labelled at both ends ({len(labelled)} links)")
     ax.set_title(f"{run.algorithm.upper()} on {topo.name} from node {run.source}, M = {run.length} bytes: "
                  f"latency {float(run.latency):.2f} cycles", fontsize=9)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.02), fontsize=7, ncol=1, frameon=False)

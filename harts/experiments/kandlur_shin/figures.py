@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...tools.text import balanced_lines
 from ..sweep import run_tasks
 from .claims import check_all
 from .points import (
@@ -129,7 +130,7 @@ def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precisio
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = plt.subplots(figsize=(6.4, 5.0), layout="constrained")
     curves = list(dict.fromkeys((r["algorithm"], r["size"]) for r in rows))
     imprecise = False
     for index, (algorithm, size) in enumerate(curves):
@@ -147,10 +148,17 @@ def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precisio
             if not r["precise"]:
                 imprecise = True
                 ax.plot(r["load"], r["value"], "o", ms=8, mfc="white", mec=color, zorder=5)
+    # The saturation loads are named on a top axis, where no curve or error bar can run into them; sizes
+    # that saturate at the same load share one tick.
+    saturating = {}
     for size in figure.sizes:
         ax.axvline(saturation[size], color="grey", ls=":", lw=1)
-        ax.annotate(f"E-{size} saturates", (saturation[size], 1), xycoords=("data", "axes fraction"),
-                    rotation=90, va="top", ha="right", fontsize=7, color="grey")
+        saturating.setdefault(saturation[size], []).append(f"E-{size}")
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(list(saturating), [", ".join(names) for names in saturating.values()], fontsize=7,
+                   color="grey")
+    top.tick_params(color="grey")
+    top.set_xlabel("regular traffic saturates", fontsize=7, color="grey", loc="right")
     ax.set_xlabel("link load (generation rate / peak I/O rate of 4 MBytes/s)")
     if figure.baseline:
         what = "latency" if figure.metric == "latency" else "mean delivery time"
@@ -163,9 +171,9 @@ def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precisio
         note += " (lower bars cut at 10% of the value)"
     if imprecise:
         note += "; hollow: budget ended before the interval reached 5% of the mean"
-    ax.set_title(f"Fig. {figure.number}. {figure.title}\n{note}", fontsize=8)
+    fig.suptitle(f"Fig. {figure.number}. {figure.title}", fontsize=9)
+    ax.set_title(balanced_lines(note, 105), fontsize=7)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
