@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+from .config import KEY_BY_NAME, MAX_CYCLES, bound, integer
 from .errors import InputError, SimulationError
 
 
@@ -18,15 +20,17 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(f"{self.prog}: {message}")
 
 
-def _int_from(minimum: int, what: str):
-    """An argparse type: an integer of at least `minimum`, named `what` in the error."""
+def _int_from(minimum: int, what: str, maximum: int | None = None):
+    """An argparse type: an integer (12, or 1e6 as in configs) of at least `minimum` and at most `maximum`,
+    named `what` in the error."""
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            value = minimum - 1
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a {what} integer, got {text!r}")
+            value = integer(text)
+        if value is None or value < minimum or (maximum is not None and value > maximum):
+            up_to = f" up to {bound(maximum)}" if maximum is not None else ""
+            raise argparse.ArgumentTypeError(f"expected a {what} integer{up_to}, got {text!r}")
         return value
     return parse
 
@@ -47,32 +51,49 @@ def _load(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 <= value:
-        raise argparse.ArgumentTypeError(f"load must be >= 0, got {text!r}")
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"load must be >= 0 and finite, got {text!r}")
     return value
 
 
 def _output_file(text: str) -> str:
-    """An argparse type: a file this process can write, so that a bad path is refused before a run."""
+    """An argparse type: a file the command can write, checked before any work is done."""
     path = Path(text)
-    folder = path.parent
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a directory, expected a file name")
-    if not folder.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot write {text}: there is no directory {folder}")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise argparse.ArgumentTypeError(f"cannot write {text}: permission denied")
+    existed = path.exists()
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write {text} ({exc.strerror})") from None
+    if not existed:
+        path.unlink()
     return text
 
 
-def _picture_file(text: str) -> str:
-    """An argparse type: a writable file whose extension names a picture format matplotlib can write."""
+def _plot_file(text: str) -> str:
+    """An argparse type: a writable file in a format matplotlib draws (it picks the format by the suffix)."""
     from matplotlib.backend_bases import FigureCanvasBase
-    _output_file(text)
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if Path(text).suffix[1:].lower() not in formats:
-        raise argparse.ArgumentTypeError(f"expected a picture file name ending in "
-                                         f"{', '.join('.' + f for f in sorted(formats))}, got {text!r}")
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if Path(text).suffix.lower().lstrip(".") not in formats:
+        raise argparse.ArgumentTypeError(f"expected a file name ending in one of "
+                                         f"{', '.join('.' + f for f in formats)}, got {text!r}")
+    return _output_file(text)
+
+
+def _results_directory(text: str) -> str:
+    """An argparse type: a directory the sweep can write its results in (made if missing), checked before
+    any work is done."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, expected a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write in {text} ({exc.strerror})") from None
     return text
 
 
@@ -102,6 +123,17 @@ def _hex_config(args):
         raise InputError(f"harts {args.command}: paper 000's algorithms run on the hexagonal mesh; the config's "
                          f"topology is {kind!r} (use --size N or a config with topology: {{kind: hex, size: N}})")
     return config
+
+
+def _check_length(config, args) -> None:
+    """--length of a command that broadcasts: a packet must hold its header and fit in a BMU."""
+    header, capacity = config["timing.header_bytes"], config["bmu.capacity_bytes"]
+    if args.length < header:
+        raise InputError(f"harts {args.command}: --length must be at least the header ({header} bytes), "
+                         f"got {args.length}")
+    if args.length > capacity:
+        raise InputError(f"harts {args.command}: --length must be at most bmu.capacity_bytes ({capacity}): every "
+                         f"packet must fit in a BMU, which stores it whenever it cannot cut through; got {args.length}")
 
 
 def cmd_run(args) -> int:
@@ -163,9 +195,7 @@ def cmd_broadcast(args) -> int:
     n_nodes = node_count(config.topology_spec)
     if not 0 <= args.source < n_nodes:
         raise InputError(f"harts broadcast: --source must be a node of E-{size} (0..{n_nodes - 1}), got {args.source}")
-    if args.length < config["timing.header_bytes"]:
-        raise InputError(f"harts broadcast: --length must be at least the header "
-                         f"({config['timing.header_bytes']} bytes), got {args.length}")
+    _check_length(config, args)
     run = run_broadcast(config, args.algorithm, source=args.source, length=args.length,
                         progress=sys.stderr.isatty())
     data = run.summary()
@@ -216,6 +246,7 @@ def cmd_faults(args) -> int:
     config = _hex_config(args)
     if args.rule:
         config = config.with_values(reception__rule=args.rule)
+    _check_length(config, args)
     n_nodes = node_count(config.topology_spec)
     kind, count = ("crash", args.crash) if args.crash is not None else ("byzantine", args.byzantine)
     if count > n_nodes - 2:
@@ -246,6 +277,8 @@ def cmd_faults(args) -> int:
     return 0
 
 
+MAX_TRIALS = 10**6  # far above any useful count: a mistyped one fails at once instead of running for ever
+
 ALGORITHM_CHOICES_FOR_FAULTS = ("sbcast", "2bcast", "3bcast", "4bcast", "5bcast", "6bcast", "sfbcast",
                                 "hamiltonian")
 
@@ -264,8 +297,8 @@ def _cycle_window(text: str) -> tuple[int, int]:
         first, last = (int(part) for part in text.split(":"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected A:B (cycles), got {text!r}") from None
-    if not 0 <= first <= last:
-        raise argparse.ArgumentTypeError(f"expected 0 <= A <= B, got {text!r}")
+    if not 0 <= first <= last <= MAX_CYCLES:
+        raise argparse.ArgumentTypeError(f"expected 0 <= A <= B <= {bound(MAX_CYCLES)}, got {text!r}")
     return first, last
 
 
@@ -276,6 +309,8 @@ def _node_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected node numbers separated by commas, got {text!r}") from None
     if any(v < 0 for v in nodes):
         raise argparse.ArgumentTypeError(f"node numbers must be >= 0, got {text!r}")
+    if len(set(nodes)) < len(nodes):
+        raise argparse.ArgumentTypeError(f"each node may be named once, got {text!r}")
     return nodes
 
 
@@ -292,7 +327,9 @@ def cmd_trace(args) -> int:
                          f"(0..{sim.topology.n_nodes - 1}), got {max(nodes)}")
     first, last = args.cycles
     result = write_trace(sim, None, args.vcd, nodes, first, last)
-    print(f"wrote {args.vcd}: nodes {','.join(map(str, nodes))}, cycles {first}..{last} "
+    end = int(result.cycles)
+    window = f"cycles {first}..{min(last, end)}" if first <= end else f"no cycles (the run ended before cycle {first})"
+    print(f"wrote {args.vcd}: nodes {','.join(map(str, nodes))}, {window} "
           f"(the run took {float(result.cycles):.0f} cycles)")
     return 0
 
@@ -300,7 +337,8 @@ def cmd_trace(args) -> int:
 def _sweep_options(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="low precision: for CI and first tries")
     parser.add_argument("--resume", action="store_true", help="run only the points not in --results yet")
-    parser.add_argument("--results", default="harts-results", help="results directory (default: %(default)s)")
+    parser.add_argument("--results", type=_results_directory, default="harts-results",
+                        help="results directory (default: %(default)s)")
     parser.add_argument("--workers", type=_positive_int, help="local processes (default: all cores)")
     parser.add_argument("--dask-scheduler", metavar="ADDRESS",
                         help="run the points on an existing Dask distributed cluster instead")
@@ -314,7 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the simulation a config file describes and print a summary")
     run.add_argument("config", help="YAML config (see README for the keys)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
-    run.add_argument("--link-map", type=_picture_file, metavar="FILE.png",
+    run.add_argument("--link-map", type=_plot_file, metavar="FILE.png",
                      help="draw every link coloured by its utilisation and every node by its BMU's")
     run.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
                      help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
@@ -335,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     bcast.add_argument("--config", help="YAML config; its traffic, if any, runs in the background and the "
                                         "broadcast starts at run.warmup_cycles")
     bcast.add_argument("--json", action="store_true", help="also list every copy: node, arrival, path")
-    bcast.add_argument("--plot", type=_picture_file, metavar="FILE.png", help="draw the broadcast tree on the mesh")
+    bcast.add_argument("--plot", type=_plot_file, metavar="FILE.png", help="draw the broadcast tree on the mesh")
     bcast.set_defaults(func=cmd_broadcast)
 
     faults = sub.add_parser("faults", help="what k-reliable broadcast tolerates: random crashed or Byzantine "
@@ -350,12 +388,13 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--behaviour", choices=["alter", "drop", "bogus"], default="alter",
                         help="what the Byzantine nodes do (default: %(default)s)")
     faults.add_argument("--rule", choices=["majority", "first-valid"], help="reception rule (default: config)")
-    faults.add_argument("--trials", type=_positive_int, default=100, help="random fault sets per count")
+    faults.add_argument("--trials", type=_int_from(1, "positive", MAX_TRIALS), default=100,
+                        help="random fault sets per count")
     faults.add_argument("--length", type=_positive_int, default=64)
     faults.add_argument("--seed", type=_non_negative_int, default=1)
     faults.add_argument("--config", help="YAML config (background traffic, reception deadline, ...)")
     faults.add_argument("--json", action="store_true")
-    faults.add_argument("--plot", type=_picture_file, metavar="FILE.png",
+    faults.add_argument("--plot", type=_plot_file, metavar="FILE.png",
                         help="correct-decision fraction against faults")
     faults.set_defaults(func=cmd_faults)
 
@@ -367,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     trace = sub.add_parser("trace", help="write a VCD waveform of chosen nodes (open it in GTKWave)")
     trace.add_argument("config")
-    trace.add_argument("--vcd", required=True, type=_output_file, metavar="OUT.vcd")
+    trace.add_argument("--vcd", type=_output_file, required=True, metavar="OUT.vcd")
     trace.add_argument("--nodes", type=_node_list, help="comma list (default: node 0 and its neighbours)")
     trace.add_argument("--cycles", type=_cycle_window, default=(0, 2000), metavar="A:B",
                        help="cycles to record (default: 0:2000)")
@@ -385,8 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="packet-hops and node-cycles per second under uniform Poisson traffic")
     bench.add_argument("--config", help="YAML config (default: E-9 at load 0.3 for 50,000 cycles)")
     bench.add_argument("--load", type=_load, help="traffic.uniform.load (default: the config's)")
-    bench.add_argument("--cycles", type=_positive_int, help="run.cycles (default: the config's)")
-    bench.add_argument("--seed", type=_non_negative_int, help="run.seed (default: the config's)")
+    bench.add_argument("--cycles", type=_int_from(1, "positive", MAX_CYCLES), help="run.cycles (default: the config's)")
+    bench.add_argument("--seed", type=_int_from(0, "non-negative", KEY_BY_NAME["run.seed"].maximum),
+                       help="run.seed (default: the config's)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)
     return parser

@@ -6,13 +6,17 @@ says where each timing default comes from. Errors name the file and line of the 
 
 from __future__ import annotations
 
+import math
+import numbers
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
-from .yamlsource import Located, load_located
+from .yamlsource import Located, load_located, located
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -27,6 +31,14 @@ def shipped(directory: str) -> Path:
 
 MICROCODE_DIR = shipped("microcode")
 CONFIGS_DIR = shipped("configs")
+# The engine counts time in int64 ticks (cycles x bytes per cycle) below state.NEVER = 2^62: with at most
+# 2^40 cycles for any duration or creation time and 2^20 bytes per cycle, the latest tick a run can name
+# (a creation time plus run.drain_cycles) stays below 2^61. 2^40 cycles take days to simulate even on an
+# idle network.
+MAX_CYCLES = 2**40
+MAX_BYTES = 2**40
+MAX_BYTES_PER_CYCLE = 2**20
+MAX_PACKETS = 2**47  # traffic packets are numbered below state.NP_UID_BASE = 2^48
 
 
 @dataclass(frozen=True)
@@ -36,6 +48,22 @@ class Key:
     default: Any
     meaning: str
     minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    above: float | None = None  # the value must be greater than this
+
+    @property
+    def allowed(self) -> str:
+        """The values the key takes, as the README's table shows them."""
+        if self.choices:
+            return ", ".join(self.choices)
+        if self.minimum is not None and self.maximum is not None:
+            return f"{bound(self.minimum)}..{bound(self.maximum)}"
+        if self.minimum is not None:
+            return f">= {bound(self.minimum)}"
+        if self.above is not None:
+            return f"> {bound(self.above)}"
+        return ""
 
 
 KEYS = [
@@ -46,35 +74,43 @@ KEYS = [
     Key("microcode", "str", "harts", "microprogram: a name in microcode/ or a YAML path relative to this file"),
     Key("np.program", "str", "kandlur_shin",
         "NP program the network processors run: a built-in name (harts/np/) or a .py path relative to this file"),
-    Key("timing.clock_period_us", "float", 1.5, "controller clock cycle in microseconds (paper: 1.5 us)", 0),
-    Key("timing.link_rate_mbytes_per_s", "float", 4.0, "peak I/O rate of a link in MBytes/s (paper: 4)", 0),
-    Key("timing.idle_gap_bytes", "int", 8, "forced idle time between packets on a link, in byte times", 0),
+    Key("timing.clock_period_us", "float", 1.5, "controller clock cycle in microseconds (paper: 1.5 us)", above=0),
+    Key("timing.link_rate_mbytes_per_s", "float", 4.0, "peak I/O rate of a link in MBytes/s (paper: 4)", above=0),
+    Key("timing.idle_gap_bytes", "int", 8, "forced idle time between packets on a link, in byte times", 0, MAX_BYTES),
+    # at most timing.receiver_fifo_bytes (Config.check)
     Key("timing.header_bytes", "int", 6, "bytes a receiver must hold before it can examine the header", 1),
-    Key("timing.link_delay_cycles", "int", 0, "wire delay of a link in cycles", 0),
+    Key("timing.link_delay_cycles", "int", 0, "wire delay of a link in cycles", 0, MAX_CYCLES),
     Key("timing.bus_delay_cycles", "int", 1,
-        "cycles from a receiver's time-sliced bus slot to the transmitter or BMU that reads it", 0),
+        "cycles from a receiver's time-sliced bus slot to the transmitter or BMU that reads it", 0, MAX_CYCLES),
     Key("timing.bus_slot_bytes", "int", 12,
         "bytes a receiver moves onto the time-sliced bus per cycle (its slot); above the link rate so a "
-        "receiver empties its FIFO after the header decision", 1),
+        "receiver empties its FIFO after the header decision", 1, MAX_BYTES),
     Key("timing.receiver_fifo_bytes", "int", 64,
-        "receiver FIFO depth: bytes that may pile up before the microprogram starts the packet streaming", 1),
+        "receiver FIFO depth: bytes that may pile up before the microprogram starts the packet streaming", 1,
+        MAX_BYTES),
     Key("timing.bmu_setup_cycles", "int", 1,
-        "cycles from a packet being whole in the BMU (or handed over by the NP) to being eligible to send", 0),
+        "cycles from a packet being whole in the BMU (or handed over by the NP) to being eligible to send", 0,
+        MAX_CYCLES),
     Key("timing.np_send_cycles", "int", 1,
-        "cycles from the NP issuing send_packet (non-blocking) to the packet being in the BMU", 0),
+        "cycles from the NP issuing send_packet (non-blocking) to the packet being in the BMU", 0, MAX_CYCLES),
     Key("timing.np_receive_cycles", "int", 0,
-        "NP processing time per delivered packet that runs the NP program's procedure, serial per node", 0),
-    Key("timing.deliver_cycles", "int", 1, "cycles from a delivered packet's last byte in the BMU to the NP", 0),
-    Key("bmu.capacity_bytes", "int", 65536, "BMU storage for transit packets, in bytes", 1),
+        "NP processing time per delivered packet that runs the NP program's procedure, serial per node", 0,
+        MAX_CYCLES),
+    Key("timing.deliver_cycles", "int", 1, "cycles from a delivered packet's last byte in the BMU to the NP", 0,
+        MAX_CYCLES),
+    Key("bmu.capacity_bytes", "int", 65536, "BMU storage for transit packets, in bytes", 1, MAX_BYTES),
     Key("bmu.when_full", "str", "drop",
         "a packet that must be stored in a full BMU is dropped and counted (drop), or transmitters wait until "
-        "the next BMU can promise room (wait: lossless virtual cut-through, can deadlock past saturation)"),
+        "the next BMU can promise room (wait: lossless virtual cut-through, can deadlock past saturation)",
+        choices=("drop", "wait")),
+    # far more than a node can use: a mistyped number fails at once instead of allocating gigabytes of contexts
     Key("bmu.bus_interfaces", "int", 6,
-        "BMU interfaces on the time-sliced bus: packets the BMU can be sending at once", 1),
+        "BMU interfaces on the time-sliced bus: packets the BMU can be sending at once", 1, 1024),
     Key("bmu.queues", "str", "single",
         "how packets ready in the BMU wait for an interface: single (one queue in ready order; a packet whose "
         "transmitters are busy holds its interface until one frees, and those behind it wait) or per_output "
-        "(such a packet goes back to wait for the transmitter it needs and frees the interface)"),
+        "(such a packet goes back to wait in the queue of the transmitter it needs and frees the interface)",
+        choices=("single", "per_output")),
     Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}"),
     Key("traffic.broadcasts", "list", [],
         "explicit send_packet worms (kandlur_shin NP program): {cycle, source, direction, distance, length}"),
@@ -84,7 +120,7 @@ KEYS = [
     Key("traffic.uniform.load_basis", "str", "link",
         "link: the load is the offered mean link utilisation (per-node generation rate x mean route length / "
         "links per node, over a link's peak I/O rate), so 1.0 is the network's ideal capacity; node: the "
-        "load is the per-node generation rate over one link's peak I/O rate"),
+        "load is the per-node generation rate over one link's peak I/O rate", choices=("link", "node")),
     Key("traffic.uniform.lengths", "list", [64, 128, 512], "packet lengths in bytes (header included)"),
     Key("traffic.uniform.length_probabilities", "list", [0.3, 0.5, 0.2], "probability of each length"),
     Key("faults.crashed", "list", [], "nodes that receive and forward nothing"),
@@ -94,27 +130,33 @@ KEYS = [
     Key("faults.dead_links", "list", [],
         "links that lose everything: {node, direction, both} (both: the opposite direction too)"),
     Key("faults.corruption_probability", "float", 0.0,
-        "probability that one link transmission damages the payload (a checksum detects it)", 0),
+        "probability that one link transmission damages the payload (a checksum detects it)", 0, 1),
     Key("faults.random_crashed", "int", 0, "this many more nodes, drawn at random, crash", 0),
     Key("faults.random_byzantine", "int", 0, "this many more nodes, drawn at random, turn Byzantine", 0),
-    Key("faults.random_behaviour", "str", "alter", "behaviour of the random Byzantine nodes: alter, drop, bogus"),
+    Key("faults.random_behaviour", "str", "alter", "behaviour of the random Byzantine nodes: alter, drop, bogus",
+        choices=("alter", "drop", "bogus")),
     Key("faults.random_dead_links", "int", 0, "this many links, drawn at random, die (both directions)", 0),
     Key("faults.seed", "int", 1, "seed of the random fault draws", 0),
     Key("faults.spare", "list", [0], "nodes never drawn as faulty (e.g. a broadcast's source)"),
     Key("reception.rule", "str", "majority",
         "how a node decides a broadcast's value: majority (of the copies by the deadline, one per incoming "
-        "link) or first-valid (the first copy whose checksum holds)"),
+        "link) or first-valid (the first copy whose checksum holds)", choices=("majority", "first-valid")),
     Key("reception.deadline_cycles", "int", 0,
         "copies arriving later than this after the broadcast started are ignored (0: twice the broadcast's "
-        "zero-load latency, see MODEL.md)", 0),
-    Key("run.cycles", "int", 20000, "cycles during which uniform traffic is generated", 1),
-    Key("run.packets", "int", 0, "generate this many uniform packets instead of using run.cycles (0 = off)", 0),
-    Key("run.warmup_cycles", "int", 0, "packets created before this cycle are left out of the statistics", 0),
-    Key("run.seed", "int", 1, "random seed; the same config and seed give identical results", 0),
+        "zero-load latency, see MODEL.md)", 0, MAX_CYCLES),
+    Key("run.cycles", "int", 20000, "cycles during which uniform traffic is generated", 1, MAX_CYCLES),
+    Key("run.packets", "int", 0, "generate this many uniform packets instead of using run.cycles (0 = off)", 0,
+        MAX_PACKETS),
+    Key("run.warmup_cycles", "int", 0, "packets created before this cycle are left out of the statistics", 0,
+        MAX_CYCLES),
+    Key("run.seed", "int", 1, "random seed; the same config and seed give identical results", 0,
+        2**62),  # the kernel's generator starts from 2 * seed + 1 in an int64
     Key("run.drain_cycles", "int", 2_000_000,
-        "after the last packet is created, cycles allowed for the network to empty before giving up", 1),
+        "after the last packet is created, cycles allowed for the network to empty before giving up", 1,
+        MAX_CYCLES),
     Key("run.deadlock_cycles", "int", 100_000,
-        "cycles without any packet moving, while packets wait, that count as a deadlock", 1),
+        "cycles without any packet moving, while packets wait, that count as a deadlock", 1,
+        MAX_CYCLES),
 ]
 KEY_BY_NAME = {k.name: k for k in KEYS}
 # Sections that were replaced: a config that still uses one gets a one-line error naming the replacement.
@@ -140,15 +182,15 @@ class Config:
     def bytes_per_cycle(self) -> int:
         """Bytes a link moves per clock cycle: the peak I/O rate times the cycle time (4 MB/s x 1.5 us = 6)."""
         exact = Fraction(str(self["timing.link_rate_mbytes_per_s"])) * Fraction(str(self["timing.clock_period_us"]))
-        if exact.denominator != 1:
+        if exact.denominator != 1 or exact > MAX_BYTES_PER_CYCLE:
             raise self.error("timing.link_rate_mbytes_per_s",
-                             f"link rate x clock period must be a whole number of bytes per cycle, got {float(exact)}")
+                             f"link rate x clock period must be a whole number of bytes per cycle, at most "
+                             f"{bound(MAX_BYTES_PER_CYCLE)}, got {float(exact):g}")
         return int(exact)
 
     @property
     def topology_spec(self) -> dict:
-        value = self["topology"]
-        return value.plain() if isinstance(value, Located) else dict(value)
+        return self["topology"].plain()
 
     def file_relative(self, name: str) -> Path:
         """A path given in the config, relative to the config file (or the working directory)."""
@@ -163,15 +205,44 @@ class Config:
         raise self.error("microcode", f"microprogram {name!r} not found (looked for {candidates[0]} "
                                       f"and {candidates[1]})")
 
+    def np_program_path(self) -> Path | None:
+        """The .py file of the NP program, or None for a built-in one."""
+        from .np.program import BUILT_IN
+        name = self["np.program"]
+        if name in BUILT_IN:
+            return None
+        path = self.file_relative(name)
+        if not path.is_file():
+            raise self.error("np.program", f"NP program {name!r} not found: expected one of {', '.join(BUILT_IN)} "
+                                           f"or a .py file (looked for {path})")
+        return path
+
+    def check(self) -> None:
+        """The rules that tie keys together (each key alone is checked as it is read)."""
+        self.bytes_per_cycle  # noqa: B018 - raises on a link rate that is not whole bytes per cycle
+        header, fifo = self["timing.header_bytes"], self["timing.receiver_fifo_bytes"]
+        if fifo < header:
+            # at the line of whichever of the two the file sets (the FIFO's if both)
+            raise self.error("timing.receiver_fifo_bytes" if "timing.receiver_fifo_bytes" in self.lines
+                             else "timing.header_bytes",
+                             f"'timing.receiver_fifo_bytes' ({fifo}) must be at least 'timing.header_bytes' "
+                             f"({header}): a receiver holds the whole header in its FIFO before it can examine it")
+        self.microcode_path()
+        self.np_program_path()
+
     def with_values(self, **overrides: Any) -> Config:
-        """A copy with some keys replaced (dotted names with '.' written as '__')."""
+        """A copy with some keys replaced (dotted names with '.' written as '__'), checked as a file's are."""
         values = dict(self.values)
+        lines = dict(self.lines)
         for key, value in overrides.items():
             name = key.replace("__", ".")
             if name not in KEY_BY_NAME:
                 raise KeyError(name)
-            values[name] = value
-        return Config(values, self.path, self.lines)
+            values[name] = _checked(KEY_BY_NAME[name], value, InputError)
+            lines.pop(name, None)
+        config = Config(values, self.path, lines)
+        config.check()
+        return config
 
     def with_topology(self, **spec: Any) -> Config:
         """A copy on another network: ``with_topology(kind="torus", dims=[8, 8])``."""
@@ -179,7 +250,7 @@ class Config:
 
 
 def defaults() -> Config:
-    return Config({k.name: k.default for k in KEYS})
+    return Config({k.name: _checked(k, k.default, InputError) for k in KEYS})
 
 
 def hex_config(size: int, **overrides: Any) -> Config:
@@ -187,29 +258,79 @@ def hex_config(size: int, **overrides: Any) -> Config:
     return defaults().with_topology(kind="hex", size=size).with_values(**overrides)
 
 
-def _check_value(key: Key, item: Located) -> Any:
-    value = item.value
-    if key.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise item.error(f"'{key.name}' expects an integer, got {value!r}")
-    elif key.kind == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise item.error(f"'{key.name}' expects a number, got {value!r}")
-        value = float(value)
-    elif key.kind == "str":
-        if not isinstance(value, str):
-            raise item.error(f"'{key.name}' expects a string, got {value!r}")
-    elif key.kind == "list":
+# YAML 1.1 (PyYAML) reads a number with an exponent but no dot, 1e9, as a string.
+_EXPONENT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+
+
+def _number(value: Any) -> Any:
+    return float(value) if isinstance(value, str) and _EXPONENT.fullmatch(value) else value
+
+
+def integer(value: Any) -> int | None:
+    """A YAML value as the integer the user means (12, 1e9, 1.5e3), or None (1.5, true, 'twelve')."""
+    value = _number(value)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def real(value: Any) -> float | None:
+    """A YAML value as the finite number the user means (0.5, 3, 1e-3), or None."""
+    value = _number(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def bound(value: float) -> str:
+    """A limit as people read it: 2^40 rather than 1099511627776."""
+    if isinstance(value, int) and value >= 2**20 and value & (value - 1) == 0:
+        return f"2^{value.bit_length() - 1}"
+    return f"{value}"
+
+
+def _checked(key: Key, given: Any, error: Callable[[str], InputError]) -> Any:
+    """The value `given` for `key` (from a file, a Located; else plain) as the program uses it: a scalar,
+    or the list or mapping as a Located, so that its readers see one form whether it came from a file (with
+    lines) or not. `error(message)` makes the InputError for a bad one."""
+    value = given.value if isinstance(given, Located) else given
+
+    def fail(expected: str) -> InputError:
+        shown = given.plain() if isinstance(given, Located) else given
+        return error(f"'{key.name}' {expected}, got {shown!r}")
+
+    if key.kind == "list":
         if not isinstance(value, list):
-            raise item.error(f"'{key.name}' expects a list, got {item.plain()!r}")
-        return item  # checked by whoever interprets the list, with its line numbers
-    elif key.kind == "mapping":
+            raise fail("expects a list")
+        return located(given)  # checked by whoever interprets the list, with its line numbers
+    if key.kind == "mapping":
         if not isinstance(value, dict):
-            raise item.error(f"'{key.name}' expects a mapping, got {item.plain()!r}")
-        return item
-    if key.minimum is not None and value < key.minimum:
-        raise item.error(f"'{key.name}' must be >= {key.minimum}, got {value!r}")
-    return value
+            raise fail("expects a mapping")
+        return located(given)
+    if key.kind == "str":
+        if not isinstance(value, str):
+            raise fail("expects a string")
+        if key.choices and value not in key.choices:
+            raise fail(f"must be {', '.join(key.choices[:-1])} or {key.choices[-1]}")
+        return value
+    number = integer(value) if key.kind == "int" else real(value)
+    if number is None:
+        raise fail("expects an integer" if key.kind == "int" else "expects a finite number")
+    low = key.minimum is not None and number < key.minimum
+    high = key.maximum is not None and number > key.maximum
+    if (low or high) and key.minimum is not None and key.maximum is not None:
+        raise fail(f"must be in {bound(key.minimum)}..{bound(key.maximum)}")
+    if low:
+        raise fail(f"must be >= {bound(key.minimum)}")
+    if high:
+        raise fail(f"must be <= {bound(key.maximum)}")
+    if key.above is not None and number <= key.above:
+        raise fail(f"must be > {bound(key.above)}")
+    return number
 
 
 def config_file(name: str | Path) -> Path:
@@ -243,7 +364,7 @@ def load_config(path: str | Path) -> Config:
             if dotted in REPLACED:
                 raise item.error(REPLACED[dotted])
             if dotted in KEY_BY_NAME:
-                config.values[dotted] = _check_value(KEY_BY_NAME[dotted], item)
+                config.values[dotted] = _checked(KEY_BY_NAME[dotted], item, item.error)
                 config.lines[dotted] = item.line
             elif any(k.name.startswith(dotted + ".") for k in KEYS):
                 if not isinstance(item.value, dict):
@@ -254,6 +375,11 @@ def load_config(path: str | Path) -> Config:
                 raise item.error(f"unknown key '{dotted}', expected one of {', '.join(known)}")
 
     walk("", root)
-    config.microcode_path()
-    config.bytes_per_cycle  # noqa: B018 - raises on a non-integral link rate
+    config.check()
+    # A file that measures nothing is a mistake; code that shortens a run (harts bench --cycles) may not care.
+    warmup, cycles = config["run.warmup_cycles"], config["run.cycles"]
+    if config["traffic.uniform.load"] > 0 and not config["run.packets"] and warmup >= cycles:
+        raise config.error("run.warmup_cycles",
+                           f"'run.warmup_cycles' ({warmup}) must be less than 'run.cycles' ({cycles}): uniform "
+                           f"traffic is generated only before run.cycles, so nothing would be measured")
     return config

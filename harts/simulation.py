@@ -32,9 +32,12 @@ from .network import Topology, build_topology, node_count, port_count
 from .np.program import MAX_SENDS, S_HEADER, Program, load_program
 from .results import Counters, Recorder, Result
 from .traffic import Traffic, TrafficSource, build_traffic, unicast
-from .yamlsource import Located
 
 LOG_ROWS = 1 << 15  # delivery and packet log rows between drains
+# The kernel returns about this often (wall seconds) to show progress and honour Ctrl-C, whatever the
+# run's length or speed; numba code does not see signals.
+SLICE_SECONDS = 0.2
+MIN_SLICE_CYCLES = 1000
 _ERROR_TEXT = {
     S.ERR_FIFO_OVERFLOW: "receiver FIFO overflow: the microprogram started the packet streaming too late",
     S.ERR_TRUNCATED: "'done' before the packet's last byte had passed: bytes would be lost",
@@ -117,7 +120,8 @@ def memory_estimate(nodes: int, ports: int, contexts: int, header_words: int, in
 
 
 def _gigabytes(count: int) -> str:
-    return f"{count / 2**30:.1f} GB"
+    gigabytes = count / 2**30
+    return f"{gigabytes:.1f} GB" if gigabytes < 1e6 else f"{gigabytes:.2g} GB"
 
 
 class Simulation:
@@ -131,7 +135,7 @@ class Simulation:
         except ValueError as exc:
             raise _topology_error(config, str(exc)) from None
         self.microprogram = microprogram or assemble(config.microcode_path())
-        self.program = program or load_program(config["np.program"], config.file_relative("."))
+        self.program = program or load_program(config.np_program_path() or config["np.program"])
         contexts = ports + config["bmu.bus_interfaces"]
         words = ports + 1 + 3 * self.microprogram.segments + len(self.microprogram.fields) + len(self.program.fields)
         needed = memory_estimate(nodes, ports, contexts, words, self._initial_records(nodes))
@@ -173,11 +177,7 @@ class Simulation:
         p[S.PR_DEADLOCK_TICKS] = c["run.deadlock_cycles"] * bpc
         p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
-        if c["bmu.when_full"] not in ("drop", "wait"):
-            raise c.error("bmu.when_full", f"'bmu.when_full' must be drop or wait, got {c['bmu.when_full']!r}")
         p[S.PR_BMU_DROPS_WHEN_FULL] = c["bmu.when_full"] == "drop"
-        if c["bmu.queues"] not in ("single", "per_output"):
-            raise c.error("bmu.queues", f"'bmu.queues' must be single or per_output, got {c['bmu.queues']!r}")
         p[S.PR_BMU_PER_OUTPUT] = c["bmu.queues"] == "per_output"
         p[S.PR_HEADER_WORDS] = self.layout.words
         p[S.PR_REGISTER_WORDS] = self.layout.registers
@@ -278,8 +278,8 @@ class Simulation:
         ``progress``: a bar on stderr.
         ``faults`` replaces the config's faults for this run. ``observer`` (see harts.tools.trace) is
         called with the state whenever the kernel returns and decides where it pauses. The kernel runs in
-        slices of simulated time (default: 1% of the traffic's duration, at least 1000 cycles) so that
-        Ctrl-C is honoured between slices.
+        slices of simulated time (``slice_cycles``; default: sized as it goes to about SLICE_SECONDS of wall
+        time each) so that Ctrl-C is honoured, and progress shown, between slices.
         """
         if traffic is None:
             traffic = build_traffic(self.config, self.topology)
@@ -307,7 +307,7 @@ class Simulation:
         kernel = compiled_kernel()
         loaded = time.perf_counter()
         horizon = max(source.horizon_cycles, 1)
-        slice_ticks = bpc * (slice_cycles or max(1000, horizon // 100))
+        slice_ticks = bpc * (slice_cycles or MIN_SLICE_CYCLES)
         params[S.PR_RUN_AHEAD] = 0 if observer is not None else 1
         bar = _progress_bar(horizon) if progress else None
         arguments = (self.topology.offsets_function, self.program.procedure)
@@ -323,6 +323,7 @@ class Simulation:
                     if observer is not None:
                         params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]),
                                                                       int(params[S.PR_PAUSE_AT]))
+                called = time.perf_counter()
                 kernel(*arguments, machine, state["controller"], state["packets"], logs, state["clock"],
                        state["processor"], table)
                 paused = int(stats[S.ST_PAUSED])
@@ -330,6 +331,8 @@ class Simulation:
                                                               and stats[S.ST_TIME] >= pending[0])):
                     tick = pending.pop(0)
                     taken[tick // bpc] = Counters.of(state["controller"].tx, state["controller"].node, tick)
+                if paused == S.PAUSE_SLICE and slice_cycles is None:
+                    slice_ticks = _next_slice(slice_ticks, time.perf_counter() - called, bpc)
                 if observer is not None and paused in (S.PAUSE_SLICE, S.PAUSE_NONE):
                     observer.observe(int(stats[S.ST_TIME]), paused == S.PAUSE_SLICE, state)
                 if bar is not None:
@@ -439,17 +442,25 @@ class Simulation:
         raise SimulationError(f"internal error {code} at cycle {cycle}")
 
 
+def _next_slice(slice_ticks: int, seconds: float, bpc: int) -> int:
+    """The next slice of simulated time, from the wall time the last one took."""
+    if seconds < SLICE_SECONDS / 2:
+        # capped so that the pause tick (now + slice, now < 2^61) stays an int64
+        return min(2 * slice_ticks, int(S.NEVER) // 2)
+    if seconds > 2 * SLICE_SECONDS:
+        return max(MIN_SLICE_CYCLES * bpc, slice_ticks // 2)
+    return slice_ticks
+
+
 def _topology_error(config: Config, message: str) -> InputError:
     """A bad topology spec, reported at the line of the key the message names (else of the section)."""
-    item = config["topology"]
+    keys = config["topology"].value
     line = config.lines.get("topology")
-    if isinstance(item, Located):
-        keys = item.value
-        # the key quoted first in the message is the one it is about (else a key it mentions)
-        quoted = sorted((message.index(f"'{key}'"), key) for key in keys if f"'{key}'" in message)
-        named = [key for _, key in quoted] or [key for key in keys if key in message]
-        if named:
-            line = keys[named[0]].line
+    # the key quoted first in the message is the one it is about (else a key it mentions)
+    quoted = sorted((message.index(f"'{key}'"), key) for key in keys if f"'{key}'" in message)
+    named = [key for _, key in quoted] or [key for key in keys if key in message]
+    if named and keys[named[0]].line is not None:
+        line = keys[named[0]].line
     return InputError(f"'topology': {message}", config.path, line)
 
 

@@ -12,13 +12,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import Config
+from .config import (
+    KEY_BY_NAME,
+    MAX_BYTES,
+    MAX_CYCLES,
+    MAX_PACKETS,
+    Config,
+    bound,
+    integer,
+    real,
+)
 from .controller.state import TRAFFIC_INITIATE, TRAFFIC_UNICAST
 from .network import Topology
 from .yamlsource import Located
 
 CHUNK_PACKETS = 1 << 16  # uniform packets drawn at a time
-LOAD_BASES = ("link", "node")
+LOAD_BASES = KEY_BY_NAME["traffic.uniform.load_basis"].choices  # the readings of a load
 
 
 @dataclass
@@ -112,9 +121,7 @@ def _records(config: Config, name: str, fields: dict[str, tuple[int, int]]) -> d
     """Check a list of {field: int} records; ranges are (low, high) inclusive. 'item' holds each entry."""
     out: dict[str, list] = {f: [] for f in fields}
     out["item"] = []
-    listing = config[name]
-    items = listing.value if isinstance(listing, Located) else []
-    for item in items:
+    for item in config[name].value:
         if not isinstance(item.value, dict):
             raise item.error(f"each entry of '{name}' must be a mapping with keys {', '.join(fields)}")
         for key in item.value:
@@ -123,27 +130,38 @@ def _records(config: Config, name: str, fields: dict[str, tuple[int, int]]) -> d
         for key, (low, high) in fields.items():
             if key not in item.value:
                 raise item.error(f"entry of '{name}' is missing '{key}'")
-            value = item.value[key]
-            if isinstance(value.value, bool) or not isinstance(value.value, int) or not low <= value.value <= high:
-                raise value.error(f"'{key}' must be an integer in {low}..{high}, got {value.value!r}")
-            out[key].append(value.value)
+            value = integer(item.value[key].value)
+            if value is None or not low <= value <= high:
+                raise item.value[key].error(f"'{key}' must be an integer in {low}..{bound(high)}, "
+                                            f"got {item.value[key].value!r}")
+            out[key].append(value)
         out["item"].append(item)
     return out
+
+
+def _check_fits(length: int, config: Config, item: Located) -> None:
+    capacity = config["bmu.capacity_bytes"]
+    if length > capacity:
+        raise item.error(f"a packet of {length} bytes is longer than bmu.capacity_bytes ({capacity}): every packet "
+                         f"must fit in a BMU, which stores it whenever it cannot cut through")
 
 
 def build_traffic(config: Config, topology: Topology) -> TrafficSource:
     """All traffic of a config: explicit packets, explicit worms and uniform Poisson traffic."""
     n = topology.n_nodes
-    big = 2**40
     header = config["timing.header_bytes"]
     explicit = _records(config, "traffic.packets", {
-        "cycle": (0, big), "source": (0, n - 1), "destination": (0, n - 1), "length": (header, big)})
+        "cycle": (0, MAX_CYCLES), "source": (0, n - 1), "destination": (0, n - 1), "length": (header, MAX_BYTES)})
     for src, dst, item in zip(explicit["source"], explicit["destination"], explicit["item"]):
         if src == dst:
             raise item.error("a packet's source and destination must differ")
+    # a worm of d hops takes at least d cycles
     worm_records = _records(config, "traffic.broadcasts", {
-        "cycle": (0, big), "source": (0, n - 1), "direction": (0, topology.n_ports - 1),
-        "distance": (1, big), "length": (header, big)})
+        "cycle": (0, MAX_CYCLES), "source": (0, n - 1), "direction": (0, topology.n_ports - 1),
+        "distance": (1, MAX_CYCLES), "length": (header, MAX_BYTES)})
+    for records in (explicit, worm_records):
+        for length, item in zip(records["length"], records["item"]):
+            _check_fits(length, config, item.value["length"])
     given = Traffic.concatenate([
         unicast(explicit["cycle"], explicit["source"], explicit["destination"], explicit["length"]),
         worms(worm_records["cycle"], worm_records["source"], worm_records["direction"],
@@ -153,11 +171,18 @@ def build_traffic(config: Config, topology: Topology) -> TrafficSource:
     load = config["traffic.uniform.load"]
     if load > 0:
         lengths, probabilities = _length_distribution(config)
-        per_node = uniform_node_load(config, topology)
-        rate = n * per_node * config.bytes_per_cycle / float(np.dot(lengths, probabilities))
-        packets = config["run.packets"]
-        horizon = max(horizon, int(packets / rate) if packets else config["run.cycles"])
-        stream = uniform_poisson(topology, rate, lengths, probabilities, config["run.cycles"], packets,
+        rate = n * uniform_node_load(config, topology) * config.bytes_per_cycle / float(np.dot(lengths, probabilities))
+        packets, cycles = config["run.packets"], config["run.cycles"]
+        # Refused up front: the generator would otherwise run for ever (or past the int64 ticks) in chunks.
+        if packets and packets / rate > MAX_CYCLES:
+            raise config.error("run.packets", f"{packets} uniform packets at load {load:g} take about "
+                                              f"{packets / rate:.3g} cycles to generate, more than the "
+                                              f"{bound(MAX_CYCLES)} a run can last")
+        if not packets and rate * cycles > MAX_PACKETS:
+            raise config.error("run.cycles", f"{cycles} cycles at load {load:g} generate about {rate * cycles:.3g} "
+                                             f"uniform packets, more than the {bound(MAX_PACKETS)} a run can number")
+        horizon = max(horizon, int(packets / rate) if packets else cycles)
+        stream = uniform_poisson(topology, rate, lengths, probabilities, cycles, packets,
                                  np.random.default_rng(config["run.seed"]))
     return TrafficSource(given, stream, horizon)
 
@@ -176,22 +201,20 @@ def links_per_node(topology: Topology) -> float:
 
 def uniform_node_load(config: Config, topology: Topology) -> float:
     """The config's uniform traffic as per-node generation over one link's rate."""
-    basis = config["traffic.uniform.load_basis"]
-    if basis not in LOAD_BASES:
-        raise _error(config, "traffic.uniform.load_basis", f"expected one of {', '.join(LOAD_BASES)}, got {basis!r}")
-    return node_load(config["traffic.uniform.load"], basis, topology, topology.mean_distance())
+    return node_load(config["traffic.uniform.load"], config["traffic.uniform.load_basis"], topology,
+                     topology.mean_distance())
 
 
 def _length_distribution(config: Config) -> tuple[np.ndarray, np.ndarray]:
     header = config["timing.header_bytes"]
     lengths_item = config["traffic.uniform.lengths"]
-    probs_item = config["traffic.uniform.length_probabilities"]
-    lengths = lengths_item.plain() if isinstance(lengths_item, Located) else lengths_item
-    probs = probs_item.plain() if isinstance(probs_item, Located) else probs_item
-
-    if not lengths or not all(isinstance(x, int) and not isinstance(x, bool) and x >= header for x in lengths):
+    lengths = [integer(item.value) for item in lengths_item.value]
+    probs = [real(item.value) for item in config["traffic.uniform.length_probabilities"].value]
+    if not lengths or not all(x is not None and x >= header for x in lengths):
         raise _error(config, "traffic.uniform.lengths", f"expected a list of integers >= header_bytes ({header})")
-    if len(probs) != len(lengths) or not all(isinstance(x, (int, float)) and x >= 0 for x in probs) \
+    for length, item in zip(lengths, lengths_item.value):
+        _check_fits(length, config, item)
+    if len(probs) != len(lengths) or not all(x is not None and x >= 0 for x in probs) \
             or abs(sum(probs) - 1.0) > 1e-9:
         raise _error(config, "traffic.uniform.length_probabilities",
                      f"expected {len(lengths)} non-negative numbers summing to 1")

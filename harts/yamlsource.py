@@ -19,8 +19,8 @@ class Located:
     """
 
     value: Any
-    line: int
-    path: str
+    line: int | None
+    path: str | None
 
     def error(self, message: str) -> InputError:
         return InputError(message, self.path, self.line)
@@ -34,8 +34,26 @@ class Located:
         return self.value
 
 
-def _convert(node: yaml.Node, path: str) -> Located:
+def located(value: Any) -> Located:
+    """A plain value (a default, or one set in code) wrapped as a parsed one is, with no file or line."""
+    if isinstance(value, Located):
+        return value
+    if isinstance(value, dict):
+        return Located({k: located(v) for k, v in value.items()}, None, None)
+    if isinstance(value, list):
+        return Located([located(v) for v in value], None, None)
+    return Located(value, None, None)
+
+
+def _convert(node: yaml.Node, path: str, done: dict[int, Located], open_: set[int]) -> Located:
+    """`done` holds the nodes converted so far: an alias is the node it names, converted once; `open_` the
+    nodes being converted, so an alias inside its own anchor is found."""
+    if id(node) in done:
+        return done[id(node)]
     line = node.start_mark.line + 1
+    if id(node) in open_:
+        raise InputError("an alias refers to a node that contains it", path, line)
+    open_.add(id(node))
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Located] = {}
         for key_node, value_node in node.value:
@@ -44,17 +62,25 @@ def _convert(node: yaml.Node, path: str) -> Located:
                 raise InputError("expected a plain key", path, key_node.start_mark.line + 1)
             if key in out:
                 raise InputError(f"duplicate key '{key}'", path, key_node.start_mark.line + 1)
-            out[key] = _convert(value_node, path)
-        return Located(out, line, path)
-    if isinstance(node, yaml.SequenceNode):
-        return Located([_convert(item, path) for item in node.value], line, path)
-    return Located(_construct_scalar(node), line, path)
+            out[key] = _convert(value_node, path, done, open_)
+        result = Located(out, line, path)
+    elif isinstance(node, yaml.SequenceNode):
+        result = Located([_convert(item, path, done, open_) for item in node.value], line, path)
+    else:
+        result = Located(_construct_scalar(node, path, line), line, path)
+    open_.discard(id(node))
+    done[id(node)] = result
+    return result
 
 
-def _construct_scalar(node: yaml.ScalarNode) -> Any:
+def _construct_scalar(node: yaml.ScalarNode, path: str, line: int) -> Any:
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_object(node, deep=True)
+    except yaml.MarkedYAMLError as exc:  # an unknown or unsafe tag, undecodable !!binary, ...
+        raise InputError(f"invalid YAML value {node.value!r}: {exc.problem}", path, line) from None
+    except ValueError as exc:  # a tagged or date-like scalar its constructor rejects: !!int x, 2001-13-45
+        raise InputError(f"invalid YAML value {node.value!r}: {exc}", path, line) from None
     finally:
         loader.dispose()
 
@@ -63,17 +89,30 @@ def load_located(path: str | Path) -> Located:
     """Parse a YAML file into :class:`Located` values; any failure is an :class:`InputError`."""
     path = str(path)
     try:
-        text = Path(path).read_text()
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise InputError("file not found", path) from None
     except OSError as exc:
         raise InputError(f"cannot read file ({exc.strerror})", path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path,
+                         data[:exc.start].count(b"\n") + 1) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         raise InputError(f"invalid YAML: {exc.problem}", path, line) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, such as NUL
+        raise InputError(f"invalid YAML: {exc.reason} (#x{exc.character:04x})", path,
+                         text[:exc.position].count("\n") + 1) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", path) from None
     if node is None:
         raise InputError("file is empty, expected a YAML mapping", path, 1)
-    return _convert(node, path)
+    try:
+        return _convert(node, path, {}, set())
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", path) from None

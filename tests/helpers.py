@@ -1,6 +1,8 @@
 """Shared helpers for the tests: configs built in code, and the closed-form zero-load timing of harts.yaml."""
 
+import os
 from fractions import Fraction
+from pathlib import Path
 
 from harts.config import hex_config
 
@@ -37,3 +39,13 @@ def nothing_cut_off(png) -> bool:
     frame = np.concatenate([rgb[:2].reshape(-1, 3), rgb[-2:].reshape(-1, 3), rgb[:, :2].reshape(-1, 3),
                             rgb[:, -2:].reshape(-1, 3)])
     return bool((frame > 0.98).all())
+
+
+def unwritable_directory(tmp_path):
+    """A directory this process may not write in: one without write permission, or for root (whom
+    permissions do not stop) the kernel's sysfs, which nobody may create files in."""
+    if os.geteuid() == 0:
+        return Path("/sys/kernel")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    return locked

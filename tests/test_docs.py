@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parent.parent
 def test_readme_lists_every_config_key_with_its_default():
     readme = (REPO / "README.md").read_text()
     for key in KEYS:
-        assert f"| `{key.name}` | {key.default!r} |" in readme, key.name
+        assert f"| `{key.name}` | {key.default!r} | {key.meaning} | {key.allowed} |" in readme, key.name
 
 
 def test_ci_runs_the_readme_test_command():

@@ -41,7 +41,8 @@ def config(name: str):
     # keys the old engine had under other names
     if "bmu__injection_contexts" in overrides:
         overrides["bmu__bus_interfaces"] = overrides.pop("bmu__injection_contexts")
-    return hex_config(size, **overrides)
+    # the old engine drew random faults from every node: it had no faults.spare
+    return hex_config(size, faults__spare=[], **overrides)
 
 
 @pytest.mark.parametrize("name", sorted(META))

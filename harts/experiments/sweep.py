@@ -13,7 +13,10 @@ import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
+from ..errors import InputError
 from ..simulation import load_kernel
+
+DASK_CONNECT_SECONDS = 5
 
 
 def execute(task) -> dict:
@@ -55,6 +58,7 @@ def run_tasks(tasks: list, results: Path, resume: bool = False, workers: int | N
             if result is not None:
                 done[task.key] = result
     todo = [t for t in tasks if t.key not in done]
+    client = _dask_client(dask_scheduler) if todo and dask_scheduler else None
     bar = None
     if progress:
         from tqdm import tqdm
@@ -68,13 +72,15 @@ def run_tasks(tasks: list, results: Path, resume: bool = False, workers: int | N
             bar.update(1)
 
     try:
-        if todo and dask_scheduler:
-            _run_on_dask(todo, dask_scheduler, finished)
+        if client is not None:
+            _run_on_dask(todo, client, finished)
         elif todo:
             _run_locally(todo, workers or os.cpu_count() or 1, finished)
     finally:
         if bar is not None:
             bar.close()
+        if client is not None:
+            client.close()
     return done
 
 
@@ -99,9 +105,22 @@ def _run_locally(todo: list, workers: int, finished) -> None:
             raise
 
 
-def _run_on_dask(todo: list, address: str, finished) -> None:
-    from dask.distributed import Client, as_completed
-    with Client(address) as client:
-        futures = client.map(execute, sorted(todo, key=lambda task: task.cost, reverse=True), pure=False)
-        for future in as_completed(futures):
-            finished(future.result())
+def _dask_client(address: str):
+    """A client of the scheduler at `address`, or an InputError within DASK_CONNECT_SECONDS."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise InputError("--dask-scheduler needs dask.distributed, which is not installed "
+                         "(pip install -e '.[dask]')") from None
+    try:
+        return Client(address, timeout=DASK_CONNECT_SECONDS)
+    except Exception as exc:  # no answer, not an address, not a Dask scheduler: whatever it is, a bad address
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"--dask-scheduler: cannot connect to a Dask scheduler at {address!r} ({reason})") from None
+
+
+def _run_on_dask(todo: list, client, finished) -> None:
+    from dask.distributed import as_completed
+    futures = client.map(execute, sorted(todo, key=lambda task: task.cost, reverse=True), pure=False)
+    for future in as_completed(futures):
+        finished(future.result())

@@ -79,7 +79,8 @@ def faults_from_config(config: Config, topology: Topology) -> FaultSet:
                 {"node", "direction", "both"}:
             raise item.error("each entry of 'faults.dead_links' must be {node, direction[, both]}")
         direction = item.value["direction"]
-        if not isinstance(direction.value, int) or not 0 <= direction.value < topology.n_ports:
+        if isinstance(direction.value, bool) or not isinstance(direction.value, int) or \
+                not 0 <= direction.value < topology.n_ports:
             raise direction.error(f"'direction' must be 0..{topology.n_ports - 1}, got {direction.value!r}")
         both = item.value.get("both")
         if both is not None and not isinstance(both.value, bool):
@@ -89,25 +90,29 @@ def faults_from_config(config: Config, topology: Topology) -> FaultSet:
             raise direction.error(f"node {node} has no link in direction {direction.value}")
         faults.kill_link(topology, node, direction.value, bool(both and both.value))
     spare = [_node(item, n) for item in _items(config, "faults.spare")]
-    if config["faults.random_crashed"] or config["faults.random_byzantine"] or config["faults.random_dead_links"]:
-        drawn = random_faults(topology, np.random.default_rng(config["faults.seed"]),
-                              config["faults.random_crashed"], config["faults.random_byzantine"],
-                              config["faults.random_behaviour"], config["faults.random_dead_links"],
-                              spare=spare + list(faults.faulty_nodes))
+    crashed, byzantine = config["faults.random_crashed"], config["faults.random_byzantine"]
+    dead_links = config["faults.random_dead_links"]
+    if crashed or byzantine or dead_links:
+        candidates = n - len(set(spare) | set(faults.faulty_nodes.tolist()))
+        if crashed + byzantine > candidates:
+            name = "faults.random_byzantine" if byzantine else "faults.random_crashed"
+            raise config.error(name, f"'faults.random_crashed' + 'faults.random_byzantine' ({crashed + byzantine}) "
+                                     f"must be at most {candidates}: the nodes of {topology.name} that are not "
+                                     f"spare or faulty already")
+        if dead_links > len(topology.links()):
+            raise config.error("faults.random_dead_links",
+                               f"'faults.random_dead_links' ({dead_links}) must be at most "
+                               f"{len(topology.links())}, the (directed) links of {topology.name}")
+        drawn = random_faults(topology, np.random.default_rng(config["faults.seed"]), crashed, byzantine,
+                              config["faults.random_behaviour"], dead_links, spare=spare + list(faults.faulty_nodes))
         faults.node_fault = np.maximum(faults.node_fault, drawn.node_fault)
         faults.dead_transmitters |= drawn.dead_transmitters
-    if config["faults.random_behaviour"] not in BEHAVIOURS:
-        raise config.error("faults.random_behaviour",
-                           f"'faults.random_behaviour' must be one of {', '.join(BEHAVIOURS)}")
     faults.corruption_probability = config["faults.corruption_probability"]
-    if not 0 <= faults.corruption_probability <= 1:
-        raise config.error("faults.corruption_probability", "'faults.corruption_probability' must be in 0..1")
     return faults
 
 
 def _items(config: Config, name: str) -> list[Located]:
-    value = config[name]
-    return value.value if isinstance(value, Located) else []
+    return config[name].value
 
 
 def _node(item: Located, n: int) -> int:

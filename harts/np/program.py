@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,19 +226,39 @@ class Program:
 BUILT_IN = ("kandlur_shin",)
 
 
-def load_program(name: str, base: Path | None = None) -> Program:
-    """A built-in program by name (harts/np/NAME.py) or a Python file, relative to `base`, defining PROGRAM."""
-    if name in BUILT_IN:
-        return importlib.import_module(f"harts.np.{name}").PROGRAM
-    path = (base or Path.cwd()) / name
-    if not path.is_file():
-        raise InputError(f"NP program {name!r} not found: expected one of {', '.join(BUILT_IN)} or a .py file")
+def load_program(source: str | Path) -> Program:
+    """A built-in program by name (harts/np/NAME.py), or the Python file at `source` defining PROGRAM."""
+    if isinstance(source, str) and source in BUILT_IN:
+        return importlib.import_module(f"harts.np.{source}").PROGRAM
+    path = Path(source)
     spec = importlib.util.spec_from_file_location(f"harts_np_{path.stem}", path)
+    if spec is None:
+        raise InputError("expected a Python file (.py) defining PROGRAM", str(path))
     module = importlib.util.module_from_spec(spec)
     # numba's disk cache finds a compiled procedure's globals through its module's name
     sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # whatever the user's module raises (numba's typing errors too) is bad input
+        raise InputError(f"cannot load the NP program: {_summary(exc)}", str(path), _line_in(exc, path)) from None
     program = getattr(module, "PROGRAM", None)
     if not isinstance(program, Program):
         raise InputError("expected a module-level PROGRAM = harts.np.program.Program(...)", str(path))
     return program
+
+
+def _summary(exc: Exception) -> str:
+    """One line for an exception: numba's errors open with the pipeline step and close with 'During: ...',
+    the cause is between."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].startswith("Failed in"):
+        lines = [line for line in lines[1:] if not line.startswith("During")] or lines
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+
+
+def _line_in(exc: Exception, path: Path) -> int | None:
+    """The line of the user's file the exception came from (a SyntaxError's own, else its traceback's)."""
+    if isinstance(exc, SyntaxError) and exc.filename == str(path):
+        return exc.lineno
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == str(path)]
+    return lines[-1] if lines else None

@@ -46,8 +46,14 @@ class TraceObserver:
 
     def observe(self, now: int, paused: bool, state: dict) -> None:
         """The state holds for every cycle before `now` that was not sampled yet (idle cycles change
-        nothing but what depends on time, which is computed per cycle)."""
-        upto = min(self.last, (now - 1) // self.bpc if paused else self.last)
+        nothing but what depends on time, which is computed per cycle). At the end of the run (not paused)
+        it is final once the traced transmitters' idle gaps are over: sampled up to then, not on to the
+        window's end, however far that is."""
+        if not paused:
+            tx = state["controller"].tx
+            rows = [v * self.ports + d for v in self.nodes for d in range(self.ports)]
+            now = max(now, int(tx[rows, S.TX_FREE].max()))
+        upto = min(self.last, (now - 1) // self.bpc if paused else now // self.bpc)
         for cycle in range(max(self.first, self.sampled + 1), upto + 1):
             self._sample(cycle, state)
             self.sampled = cycle
