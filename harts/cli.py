@@ -214,20 +214,25 @@ def cmd_broadcast(args) -> int:
 
 def _figures(args, numbers: list[int]) -> int:
     from .experiments.kandlur_shin.figures import reproduce
+    from .traffic import LOAD_BASES
     started = time.perf_counter()
     try:
+        bases = LOAD_BASES if args.load_basis == "both" else (args.load_basis,)
         written = reproduce(numbers, Path(args.results), quick=args.quick, resume=args.resume,
                             workers=args.workers, dask_scheduler=args.dask_scheduler,
-                            progress=not args.no_progress)
+                            progress=not args.no_progress, bases=bases)
     except KeyboardInterrupt:
         print(f"harts: interrupted; finished points are in {args.results}/points, rerun with --resume "
               f"to run only what is missing", file=sys.stderr)
         return 130
-    for number, files in written.items():
-        if number != "claims":
-            print(f"Fig. {number}: {files['png']}  {files['csv']}")
-    for verdict in written.get("claims", []):
-        print(f"[{'holds' if verdict['holds'] else 'does not hold'}] {verdict['claim']}: {verdict['evidence']}")
+    for basis, figures in written.items():
+        print(f"{basis} load:")
+        for number, files in figures.items():
+            if isinstance(number, int):
+                print(f"  Fig. {number}: {files['png']}  {files['csv']}")
+        for verdict in figures.get("claims", []):
+            print(f"  [{'holds' if verdict['holds'] else 'does not hold'}] {verdict['claim']}: "
+                  f"{verdict['evidence']}")
     print(f"wall time {time.perf_counter() - started:.0f} s")
     return 0
 
@@ -238,6 +243,31 @@ def cmd_figure(args) -> int:
 
 def cmd_reproduce(args) -> int:
     return _figures(args, [10, 11, 12, 13, 14])
+
+
+def cmd_sensitivity(args) -> int:
+    from .experiments.kandlur_shin.sensitivity import sensitivity
+    started = time.perf_counter()
+    try:
+        found = sensitivity(Path(args.results), quick=args.quick, resume=args.resume, workers=args.workers,
+                            dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"harts: interrupted; finished points are in {args.results}/points, rerun with --resume "
+              f"to run only what is missing", file=sys.stderr)
+        return 130
+    print("saturation link load by BMU structure (bus interfaces, queues):")
+    for row in found["bmu"]:
+        print(f"  {row['bus_interfaces']:>2} {row['queues']:<10} E-{row['size']}: {row['saturation_load']:g} "
+              f"(links {row['saturated_link_utilisation']:.2f} busy, bus interfaces "
+              f"{row['saturated_bmu_interface_utilisation']:.2f})")
+    print("4/5/6-BCAST spread over SBCAST against d / (S + rM):")
+    for row in found["spread"]:
+        print(f"  S {row['S']:g}, d {row['d']:g}: d/(S+rM) {row['d_over_S_plus_rM']:.3f}, link load {row['load']:g}: "
+              f"{row['4bcast_increase']:.0f}% {row['5bcast_increase']:.0f}% {row['6bcast_increase']:.0f}%, "
+              f"spread {row['spread_points']:.0f} points")
+    print("wrote " + "  ".join(found["files"]))
+    print(f"wall time {time.perf_counter() - started:.0f} s")
+    return 0
 
 
 def cmd_faults(args) -> int:
@@ -345,6 +375,12 @@ def _sweep_options(parser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def _load_basis_option(parser) -> None:
+    parser.add_argument("--load-basis", choices=["link", "node", "both"], default="both",
+                        help="read the load as offered link utilisation, per-node generation, or both "
+                             "(default: %(default)s; see traffic.uniform.load_basis)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="harts", description="Cycle-accurate emulator of the HARTS routing controller.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -415,11 +451,18 @@ def build_parser() -> argparse.ArgumentParser:
     figure = sub.add_parser("figure", help="reproduce one of the paper's Figs 10-14 (PNG and CSV)")
     figure.add_argument("number", type=int, choices=[10, 11, 12, 13, 14])
     _sweep_options(figure)
+    _load_basis_option(figure)
     figure.set_defaults(func=cmd_figure)
 
     again = sub.add_parser("reproduce", help="reproduce all of the paper's Figs 10-14")
     _sweep_options(again)
+    _load_basis_option(again)
     again.set_defaults(func=cmd_reproduce)
+
+    sweep = sub.add_parser("sensitivity", help="saturation against BMU structure, and the 4/5/6-BCAST spread "
+                                                "against d / (S + rM) (PNG and CSV)")
+    _sweep_options(sweep)
+    sweep.set_defaults(func=cmd_sensitivity)
 
     bench = sub.add_parser("bench", help="packet-hops and node-cycles per second under uniform Poisson traffic")
     bench.add_argument("--config", help="YAML config (default: E-9 at load 0.3 for 50,000 cycles)")

@@ -95,4 +95,5 @@ def test_interrupting_a_sweep_keeps_finished_points_and_resume_completes_it(tmp_
     after = {f.name: f.stat().st_mtime_ns for f in points.glob("*.json")}
     assert len(after) > len(kept)
     assert all(after[name] == stamp for name, stamp in kept.items())
-    assert (results / "figures" / "fig12.png").exists() and (results / "figures" / "fig12.csv").exists()
+    assert all((results / "figures" / f"fig12_{basis}.{kind}").exists()
+               for basis in ("link", "node") for kind in ("png", "csv"))

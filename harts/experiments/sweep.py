@@ -7,6 +7,7 @@ returning a JSON-able dict that includes the key."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import sys
@@ -44,6 +45,14 @@ def _save(results: Path, result: dict) -> None:
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(result, indent=1))
     os.replace(temporary, path)  # atomic: a reader never sees half a file
+
+
+def write_csv(rows: list[dict], path: Path) -> None:
+    """One CSV row per dict, columns in the first dict's order."""
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def run_tasks(tasks: list, results: Path, resume: bool = False, workers: int | None = None,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...tools.text import balanced_lines
-from ..sweep import run_tasks
+from ...traffic import LOAD_BASES
+from ..sweep import run_tasks, write_csv
 from .claims import check_all
 from .points import (
     FULL,
@@ -16,7 +16,7 @@ from .points import (
     Point,
     Precision,
     SaturationProbe,
-    mean_and_half_width,
+    paired_increase,
 )
 
 K_BCASTS = ("2bcast", "3bcast", "4bcast", "5bcast", "6bcast")
@@ -58,38 +58,53 @@ def loads_up_to(saturation: float) -> list[float]:
     return [0.05] + [round(0.1 * i, 1) for i in range(1, int(round(saturation * 10)) + 1)]
 
 
+AXIS_LABEL = {
+    "link": "link load (offered mean link utilisation of the regular traffic)",
+    "node": "load (per-node generation rate / a link's peak I/O rate of 4 MBytes/s)",
+}
+
+
 def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bool = False,
-              workers: int | None = None, dask_scheduler: str | None = None, progress: bool = True) -> dict:
-    """Run what the figures need (shared points once) and write each figure's PNG and CSV; with all five,
-    also check the paper's claims about them (results/claims.json, and under "claims")."""
+              workers: int | None = None, dask_scheduler: str | None = None, progress: bool = True,
+              bases: tuple[str, ...] = LOAD_BASES) -> dict:
+    """Run what the figures need (shared points once) and write each figure's PNG and CSV under each
+    reading of the load (figures/fig10_link.png, ...); with all five, also check the paper's claims about
+    them (claims_link.json, ...). Returns {basis: {figure number: files and rows, "saturation": {size: probe},
+    "claims": verdicts}}."""
     precision = QUICK if quick else FULL
     figures = [FIGURES[n] for n in numbers]
     sizes = sorted({s for f in figures for s in f.sizes})
     options = {"resume": resume, "workers": workers, "dask_scheduler": dask_scheduler, "progress": progress}
-    probes = run_tasks([SaturationProbe(s, precision) for s in sizes], results, description="saturation",
-                       **options)
-    saturation = {r["size"]: r["saturation_load"] for r in probes.values()}
+    probes = run_tasks([SaturationProbe(s, precision, basis) for basis in bases for s in sizes], results,
+                       description="saturation", **options)
+    saturation = {(r["basis"], r["size"]): r for r in probes.values()}
     needed = list(dict.fromkeys(pair for f in figures for pair in f.needed()))
-    points = [Point(alg, size, load, precision) for alg, size in needed for load in loads_up_to(saturation[size])]
+    points = [Point(alg, size, load, precision, basis) for basis in bases for alg, size in needed
+              for load in loads_up_to(saturation[basis, size]["saturation_load"])]
     done = run_tasks(points, results, description="points", **options)
-    table = {(r["algorithm"], r["size"], r["load"]): r for r in done.values() if "algorithm" in r}
     written = {}
-    for figure in figures:
-        rows = figure_rows(figure, table, saturation, precision)
-        out = results / "figures"
-        out.mkdir(parents=True, exist_ok=True)
-        _write_csv(rows, out / f"fig{figure.number}.csv")
-        draw(figure, rows, saturation, precision, out / f"fig{figure.number}.png")
-        written[figure.number] = {"png": str(out / f"fig{figure.number}.png"),
-                                  "csv": str(out / f"fig{figure.number}.csv"), "rows": rows}
-    if set(written) == set(FIGURES):
-        verdicts = check_all({n: w["rows"] for n, w in written.items()}, saturation)
-        (results / "claims.json").write_text(json.dumps(verdicts, indent=1))
-        written["claims"] = verdicts
+    out = results / "figures"
+    out.mkdir(parents=True, exist_ok=True)
+    for basis in bases:
+        table = {(r["algorithm"], r["size"], r["load"]): r for r in done.values() if r.get("basis") == basis}
+        mine_probed = {size: probe for (b, size), probe in saturation.items() if b == basis}
+        sizes_saturate = {size: probe["saturation_load"] for size, probe in mine_probed.items()}
+        mine = written[basis] = {"saturation": mine_probed}
+        for figure in figures:
+            rows = figure_rows(figure, table, sizes_saturate, precision, basis)
+            stem = out / f"fig{figure.number}_{basis}"
+            write_csv(rows, stem.with_suffix(".csv"))
+            draw(figure, rows, sizes_saturate, precision, basis, stem.with_suffix(".png"))
+            mine[figure.number] = {"png": str(stem.with_suffix(".png")), "csv": str(stem.with_suffix(".csv")),
+                                   "rows": rows}
+        if set(FIGURES) <= set(mine):
+            verdicts = check_all({n: mine[n]["rows"] for n in FIGURES}, mine_probed)
+            (results / f"claims_{basis}.json").write_text(json.dumps(verdicts, indent=1))
+            mine["claims"] = verdicts
     return written
 
 
-def figure_rows(figure: Figure, table: dict, saturation: dict, precision: Precision) -> list[dict]:
+def figure_rows(figure: Figure, table: dict, saturation: dict, precision: Precision, basis: str) -> list[dict]:
     rows = []
     for algorithm, size in figure.series:
         for load in loads_up_to(saturation[size]):
@@ -101,7 +116,7 @@ def figure_rows(figure: Figure, table: dict, saturation: dict, precision: Precis
                 value, half = paired_increase(point["runs"], base["runs"], figure.metric)
                 precise = precise and base["precise"]
             rows.append({
-                "figure": figure.number, "algorithm": algorithm, "size": size, "load": load,
+                "figure": figure.number, "algorithm": algorithm, "size": size, "load": load, "load_basis": basis,
                 "metric": ("percent_increase_" if figure.baseline else "") + figure.metric,
                 "value": value, "half_width_95": half, "precise": precise,
                 "saturated": point["saturated"], "replications": point["replications"],
@@ -111,21 +126,7 @@ def figure_rows(figure: Figure, table: dict, saturation: dict, precision: Precis
     return rows
 
 
-def paired_increase(runs: list[dict], base_runs: list[dict], metric: str) -> tuple[float, float]:
-    """Percent increase of `runs` over `base_runs` and its 95% half-width, from the replications both
-    have (replication i of both used the same traffic)."""
-    pairs = [(a[metric], b[metric]) for a, b in zip(runs, base_runs) if a["broadcasts"] and b["broadcasts"]]
-    return mean_and_half_width([100 * (a / b - 1) for a, b in pairs])
-
-
-def _write_csv(rows: list[dict], path: Path) -> None:
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precision, path: Path) -> None:
+def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precision, basis: str, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -159,7 +160,7 @@ def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precisio
                    color="grey")
     top.tick_params(color="grey")
     top.set_xlabel("regular traffic saturates", fontsize=7, color="grey", loc="right")
-    ax.set_xlabel("link load (generation rate / peak I/O rate of 4 MBytes/s)")
+    ax.set_xlabel(AXIS_LABEL[basis])
     if figure.baseline:
         what = "latency" if figure.metric == "latency" else "mean delivery time"
         ax.set_ylabel(f"percent increase in {what} over {figure.baseline.upper()}")

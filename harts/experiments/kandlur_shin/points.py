@@ -59,20 +59,23 @@ class Point:
     load: float
     precision: Precision
     basis: str = "link"  # how `load` is read (traffic.LOAD_BASES)
-    bmu: tuple = ()  # (key, value) pairs replacing bmu.* defaults, e.g. (("queues", "per_output"),)
+    model: tuple = ()  # (dotted config key, value) pairs replacing defaults, e.g. (("bmu.queues", "per_output"),)
     seed: int = 1
 
     @property
     def key(self) -> str:
         text = json.dumps({"algorithm": self.algorithm, "size": self.size, "load": round(self.load, 6),
-                           "basis": self.basis, "bmu": sorted(self.bmu),
+                           "basis": self.basis, "model": sorted(self.model),
                            "precision": asdict(self.precision), "seed": self.seed}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
     def label(self) -> str:
-        bmu = "".join(f", {k} {v}" for k, v in self.bmu)
-        return f"{self.algorithm} E-{self.size} {self.basis} load {self.load:g}{bmu} ({self.precision.name})"
+        model = "".join(f", {k} {v}" for k, v in self.model)
+        return f"{self.algorithm} E-{self.size} {self.basis} load {self.load:g}{model} ({self.precision.name})"
+
+    def config(self):
+        return hex_config(self.size, **{key.replace(".", "__"): value for key, value in self.model})
 
     @property
     def cost(self) -> float:
@@ -94,10 +97,17 @@ def mean_and_half_width(values: list[float]) -> tuple[float, float]:
     return mean, _t_quantile(len(values) - 1) * float(np.std(values, ddof=1)) / math.sqrt(len(values))
 
 
+def paired_increase(runs: list[dict], base_runs: list[dict], metric: str) -> tuple[float, float]:
+    """Percent increase of `runs` over `base_runs` and its 95% half-width, from the replications both
+    have (replication i of both used the same traffic)."""
+    pairs = [(a[metric], b[metric]) for a, b in zip(runs, base_runs) if a["broadcasts"] and b["broadcasts"]]
+    return mean_and_half_width([100 * (a / b - 1) for a, b in pairs])
+
+
 def replication(point: Point, index: int) -> dict:
     """One independent run: broadcast latencies and mean delivery times (after warm-up), and how much of
     the regular traffic the network carried."""
-    cfg = hex_config(point.size, **{f"bmu__{key}": value for key, value in point.bmu})
+    cfg = point.config()
     sim = Simulation(cfg)
     n = sim.topology.n_nodes
     bpc = cfg.bytes_per_cycle
@@ -105,7 +115,7 @@ def replication(point: Point, index: int) -> dict:
     per_cycle = n * node_load * bpc / PAPER_MEAN_LENGTH * PAPER_BROADCAST_PROBABILITY  # broadcasts per cycle
     window = max(20_000, int(point.precision.broadcasts_per_replication / per_cycle))
     warmup = max(2_000, window // 10)
-    # Common random numbers: every algorithm and BMU sees the same traffic at the same size, load and
+    # Common random numbers: every algorithm and model sees the same traffic at the same size, load and
     # replication, so comparisons between them are paired.
     stream = f"{point.size}/{point.basis}/{point.load:g}/{point.precision.name}/{point.seed}/{index}"
     seed = int(hashlib.sha256(stream.encode()).hexdigest()[:8], 16)
@@ -173,7 +183,7 @@ def run_point(point: Point) -> dict:
     ratio = float(np.mean([r["accepted_over_offered"] for r in reps]))
     return {
         "key": point.key, "algorithm": point.algorithm, "size": point.size, "load": point.load,
-        "precision": point.precision.name,
+        "basis": point.basis, "model": [list(m) for m in point.model], "precision": point.precision.name,
         "latency": stats["latency"][0], "latency_half_width": stats["latency"][1],
         "mean_delivery": stats["mean_delivery"][0], "mean_delivery_half_width": stats["mean_delivery"][1],
         "precise": bool(precise),
@@ -186,29 +196,40 @@ def run_point(point: Point) -> dict:
     }
 
 
-PROBE_LOADS = tuple(round(0.1 * i, 1) for i in range(1, 31))
+# the highest load probed, per basis: saturation lies near 1 on
+# links, and up to 6 / (n/2) per node
+PROBE_MAX = {"link": 1.5, "node": 3.0}
 
 
 @dataclass(frozen=True)
 class SaturationProbe:
-    """Where the regular traffic saturates E-n: the first load (step 0.1) at which the network carries
-    less than 95% of the offered regular bytes, or deadlocks."""
+    """Where the regular traffic saturates E-n: the first load (in steps of `step`) at which the network
+    carries less than 95% of the offered regular bytes, or deadlocks; with how busy each part was."""
 
     size: int
     precision: Precision
+    basis: str = "link"
+    model: tuple = ()  # as Point.model
+    step: float = 0.1
 
     @property
     def key(self) -> str:
-        text = json.dumps({"probe": self.size, "precision": asdict(self.precision)}, sort_keys=True)
+        text = json.dumps({"probe": self.size, "precision": asdict(self.precision), "basis": self.basis,
+                           "model": sorted(self.model), "step": self.step}, sort_keys=True)
         return "saturation-" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
     def label(self) -> str:
-        return f"saturation of E-{self.size} ({self.precision.name})"
+        model = "".join(f", {k} {v}" for k, v in self.model)
+        return f"saturation of E-{self.size} ({self.basis} load{model}, {self.precision.name})"
 
     @property
     def cost(self) -> float:
         return 3 * self.size * (self.size - 1) * 2.0
+
+    def loads(self) -> list[float]:
+        steps = int(round(PROBE_MAX[self.basis] / self.step))
+        return [round(self.step * i, 6) for i in range(1, steps + 1)]
 
     def run(self) -> dict:
         return find_saturation(self)
@@ -218,14 +239,15 @@ def find_saturation(probe: SaturationProbe) -> dict:
     from ...errors import SimulationError
     started = time.perf_counter()
     probes = []
-    for load in PROBE_LOADS:
-        point = Point("sbcast", probe.size, load, probe.precision)
+    for load in probe.loads():
+        point = Point("sbcast", probe.size, load, probe.precision, probe.basis, probe.model)
         try:
-            ratio = replication(point, 0)["accepted_over_offered"]
+            run = replication(point, 0)
         except SimulationError:  # a deadlock past saturation
-            ratio = 0.0
-        probes.append({"load": load, "accepted_over_offered": ratio})
-        if ratio < SATURATED_BELOW:
+            run = {"accepted_over_offered": 0.0}
+        probes.append({"load": load, **{k: v for k, v in run.items() if k not in ("replication", "runs")}})
+        if run["accepted_over_offered"] < SATURATED_BELOW:
             break
-    return {"key": probe.key, "size": probe.size, "saturation_load": probes[-1]["load"], "probes": probes,
+    return {"key": probe.key, "size": probe.size, "basis": probe.basis, "model": [list(m) for m in probe.model],
+            "saturation_load": probes[-1]["load"], "probes": probes,
             "wall_seconds": time.perf_counter() - started}

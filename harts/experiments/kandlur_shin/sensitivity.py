@@ -1,0 +1,164 @@
+"""The two choices the paper leaves to the modeller, swept: how the saturation of regular traffic depends
+on the BMU's structure (bus interfaces, queues) per mesh size, and how the spread among 4-, 5- and
+6-BCAST depends on d / (S + rM) (paper statement 6).
+
+S, r and d are not set directly: the sweep changes timing.bmu_setup_cycles (which adds to S) and
+timing.link_delay_cycles (which adds to both d and S, MODEL.md "How S, r and d arise"), and `calibrate`
+measures the S, r and d that result, so the x axis is measured, not assumed. Beside each measured spread
+is the spread the functional model (harts.reference) gives at zero load with the same S, r and d.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ...reference.kandlur_shin import best_case_latency, broadcast_copies
+from ...tools.calibrate import calibrate
+from ...traffic import PAPER_LENGTH_PROBABILITIES, PAPER_LENGTHS, PAPER_MEAN_LENGTH
+from ..sweep import run_tasks, write_csv
+from .points import FULL, QUICK, Point, SaturationProbe, paired_increase
+
+# (bmu.bus_interfaces, bmu.queues): from one shared interface to more than a node has links
+BMU_STRUCTURES = ((1, "single"), (2, "single"), (6, "single"), (6, "per_output"), (12, "single"),
+                  (24, "single"), (24, "per_output"))
+BMU_SIZES = (5, 7, 9)
+SATURATION_STEP = 0.05
+
+# statement 6: E-7 (the paper's Fig. 11 mesh) at a light and a moderate link load
+SPREAD_SIZE = 7
+SPREAD_LOADS = (0.05, 0.3)
+SPREAD_ALGORITHMS = ("sbcast", "4bcast", "5bcast", "6bcast")
+SETUP_CYCLES = (1, 50, 200)  # timing.bmu_setup_cycles: S = 7, 56, 206 cycles at link delay 0
+LINK_DELAYS = (0, 20)  # timing.link_delay_cycles: d = 5, 25 cycles (and S 20 cycles more)
+
+
+def bmu_model(interfaces: int, queues: str) -> tuple:
+    return (("bmu.bus_interfaces", interfaces), ("bmu.queues", queues))
+
+
+def timing_model(setup: int, link_delay: int) -> tuple:
+    return (("timing.bmu_setup_cycles", setup), ("timing.link_delay_cycles", link_delay))
+
+
+def sensitivity(results: Path, quick: bool = False, resume: bool = False, workers: int | None = None,
+                dask_scheduler: str | None = None, progress: bool = True) -> dict:
+    """Run both sweeps; write results/sensitivity/{bmu,spread}.{csv,png}. Returns their rows."""
+    precision = QUICK if quick else FULL
+    options = {"resume": resume, "workers": workers, "dask_scheduler": dask_scheduler, "progress": progress}
+    out = results / "sensitivity"
+    out.mkdir(parents=True, exist_ok=True)
+
+    probes = [SaturationProbe(size, precision, "link", bmu_model(*structure), SATURATION_STEP)
+              for structure in BMU_STRUCTURES for size in BMU_SIZES]
+    done = run_tasks(probes, results, description="BMU structures", **options)
+    bmu_rows = [bmu_row(probe, done[probe.key]) for probe in probes]
+    write_csv(bmu_rows, out / "bmu.csv")
+    draw_bmu(bmu_rows, precision.name, out / "bmu.png")
+
+    variants = [timing_model(setup, delay) for setup in SETUP_CYCLES for delay in LINK_DELAYS]
+    points = [Point(algorithm, SPREAD_SIZE, load, precision, "link", model)
+              for model in variants for load in SPREAD_LOADS for algorithm in SPREAD_ALGORITHMS]
+    finished = run_tasks(points, results, description="4/5/6-BCAST spread", **options)
+    by_key = {(p.model, p.load, p.algorithm): finished[p.key] for p in points}
+    spread_rows = [spread_row(model, load, by_key) for model in variants for load in SPREAD_LOADS]
+    write_csv(spread_rows, out / "spread.csv")
+    draw_spread(spread_rows, precision.name, out / "spread.png")
+    summary = {"bmu": bmu_rows, "spread": spread_rows,
+               "files": [str(out / name) for name in ("bmu.csv", "bmu.png", "spread.csv", "spread.png")]}
+    (out / "sensitivity.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def bmu_row(probe: SaturationProbe, found: dict) -> dict:
+    """Where one BMU structure saturates E-n, and how busy links and BMU were at the last load carried and
+    at the first load not carried."""
+    model = dict(probe.model)
+    row = {"bus_interfaces": model["bmu.bus_interfaces"], "queues": model["bmu.queues"], "size": probe.size,
+           "saturation_load": found["saturation_load"], "precision": probe.precision.name}
+    for name, at in (("carried", found["probes"][-2] if len(found["probes"]) > 1 else None),
+                     ("saturated", found["probes"][-1])):
+        for field in ("load", "accepted_over_offered", "link_utilisation", "link_utilisation_max",
+                      "bmu_interface_utilisation", "bmu_interface_blocked", "bmu_queue_mean_packets"):
+            row[f"{name}_{field}"] = at.get(field, float("nan")) if at else float("nan")
+    return row
+
+
+def spread_row(model: tuple, load: float, by_key: dict) -> dict:
+    """The 4/5/6-BCAST percent increases over SBCAST (paired) at one timing and load, against the
+    calibrated d / (S + rM) at the workload's mean length, and what they are at zero load."""
+    base = Point("sbcast", SPREAD_SIZE, load, FULL, "link", model)
+    timing = calibrate(base.config())
+    row = {**{key.split(".")[1]: value for key, value in model}, "load": load,
+           "S": float(timing.S), "r": float(timing.r), "d": float(timing.d),
+           "d_over_S_plus_rM": float(timing.d / (timing.S + timing.r * PAPER_MEAN_LENGTH))}
+    zero_load = zero_load_latencies(timing)
+    measured = {}
+    for algorithm in SPREAD_ALGORITHMS[1:]:
+        value, half = paired_increase(by_key[model, load, algorithm]["runs"], by_key[model, load, "sbcast"]["runs"],
+                                      "latency")
+        measured[algorithm] = value
+        row[f"{algorithm}_increase"], row[f"{algorithm}_half_width_95"] = value, half
+        row[f"{algorithm}_zero_load_increase"] = 100 * (zero_load[algorithm] / zero_load["sbcast"] - 1)
+    row["spread_points"] = max(measured.values()) - min(measured.values())
+    zero = [row[f"{a}_zero_load_increase"] for a in SPREAD_ALGORITHMS[1:]]
+    row["zero_load_spread_points"] = max(zero) - min(zero)
+    row["sbcast_latency"] = by_key[model, load, "sbcast"]["latency"]
+    row["sbcast_zero_load_latency"] = zero_load["sbcast"]
+    return row
+
+
+def zero_load_latencies(timing) -> dict[str, float]:
+    """Each algorithm's best-case latency on E-n (the slowest copy's T(S + rM) + Cd), averaged over the
+    workload's packet lengths."""
+    return {algorithm: float(sum(p * best_case_latency(broadcast_copies(algorithm, SPREAD_SIZE), timing.S, timing.r,
+                                                       timing.d, length)
+                                 for length, p in zip(PAPER_LENGTHS, PAPER_LENGTH_PROBABILITIES)))
+            for algorithm in SPREAD_ALGORITHMS}
+
+
+def draw_bmu(rows: list[dict], precision: str, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{k} {q}" for k, q in BMU_STRUCTURES]
+    fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
+    width = 0.8 / len(BMU_SIZES)
+    for i, size in enumerate(BMU_SIZES):
+        loads = [next(r["saturation_load"] for r in rows if (r["bus_interfaces"], r["queues"], r["size"])
+                      == (k, q, size)) for k, q in BMU_STRUCTURES]
+        ax.bar([x + (i - 1) * width for x in range(len(labels))], loads, width, label=f"E-{size}")
+    ax.axhline(0.7, color="grey", linestyle=":", linewidth=1)
+    ax.text(len(labels) - 0.5, 0.71, "paper: saturates above 0.7", ha="right", va="bottom", fontsize=7,
+            color="grey")
+    ax.set_xticks(range(len(labels)), labels, fontsize=8)
+    ax.set_xlabel("BMU structure (bmu.bus_interfaces, bmu.queues)")
+    ax.set_ylabel("saturation link load")
+    ax.set_title(f"Where regular traffic saturates, by BMU structure (SBCAST workload, {precision})", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def draw_spread(rows: list[dict], precision: str, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.2), layout="constrained")
+    for load, marker in zip(SPREAD_LOADS, "os"):
+        mine = sorted((r for r in rows if r["load"] == load), key=lambda r: r["d_over_S_plus_rM"])
+        ax.plot([r["d_over_S_plus_rM"] for r in mine], [r["spread_points"] for r in mine], marker=marker,
+                label=f"measured, link load {load:g}")
+    zero = sorted({(r["d_over_S_plus_rM"], r["zero_load_spread_points"]) for r in rows})
+    ax.plot([x for x, _ in zero], [y for _, y in zero], color="grey", linestyle="--", marker=".",
+            label="zero load (functional model, same S, r, d)")
+    ax.set_xlabel("d / (S + rM), calibrated, M = mean packet length")
+    ax.set_ylabel("spread of 4/5/6-BCAST increase over SBCAST (points)")
+    ax.set_title(f"4-, 5- and 6-BCAST on E-{SPREAD_SIZE}: spread against d / (S + rM) ({precision})", fontsize=10)
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)

@@ -1,0 +1,71 @@
+"""`harts sensitivity` on a small subset: its files, and expectations set by the BMU's structure and by the
+timing parameters (MODEL.md), not by the sweep."""
+
+import csv
+from fractions import Fraction
+
+import pytest
+
+from harts.experiments.kandlur_shin import sensitivity as sweep
+from harts.traffic import PAPER_LENGTH_PROBABILITIES, PAPER_LENGTHS
+
+from .helpers import nothing_cut_off
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    results = tmp_path_factory.mktemp("sensitivity")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sweep, "BMU_STRUCTURES", ((1, "single"), (24, "per_output")))
+        patch.setattr(sweep, "BMU_SIZES", (5,))
+        patch.setattr(sweep, "SETUP_CYCLES", (1, 200))
+        patch.setattr(sweep, "LINK_DELAYS", (0, 20))
+        patch.setattr(sweep, "SPREAD_LOADS", (0.05,))
+        found = sweep.sensitivity(results, quick=True, progress=False)
+    return results, found
+
+
+def test_writes_csv_and_png_for_both_sweeps(small):
+    results, found = small
+    for name in ("bmu", "spread"):
+        rows = list(csv.DictReader((results / "sensitivity" / f"{name}.csv").open()))
+        assert len(rows) == len(found[name]) > 0
+        png = results / "sensitivity" / f"{name}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and nothing_cut_off(png)
+
+
+def test_one_bus_interface_saturates_first_and_is_what_fills(small):
+    rows = {(r["bus_interfaces"], r["queues"]): r for r in small[1]["bmu"]}
+    one, many = rows[1, "single"], rows[24, "per_output"]
+    assert one["saturation_load"] < many["saturation_load"]
+    # one interface: it is busy nearly all the time while the links are not; 24 per-output: the links fill
+    assert one["saturated_bmu_interface_utilisation"] > 0.95 > one["saturated_link_utilisation"] + 0.3
+    assert many["saturated_link_utilisation"] > 0.8 > many["saturated_bmu_interface_utilisation"]
+    for row in (one, many):
+        assert row["carried_accepted_over_offered"] >= 0.95 > row["saturated_accepted_over_offered"]
+        assert row["carried_load"] + sweep.SATURATION_STEP == pytest.approx(row["saturation_load"])
+
+
+def test_calibrated_timing_follows_the_parameters(small):
+    """MODEL.md: S = np_send + bmu_setup + 2 + bus + link_delay + bus + deliver, d = link_delay + 5."""
+    for row in small[1]["spread"]:
+        assert row["S"] == 7 + (row["bmu_setup_cycles"] - 1) + row["link_delay_cycles"]
+        assert row["d"] == 5 + row["link_delay_cycles"] and row["r"] == pytest.approx(1 / 6)
+
+
+def test_zero_load_increases_are_table_one(small):
+    """Table I with the row 4-BCAST omits (2 transmissions, 2(n-2) cut-throughs), n = 7."""
+    n = 7
+    for row in small[1]["spread"]:
+        S, r, d = Fraction(row["S"]).limit_denominator(), Fraction(1, 6), Fraction(row["d"])
+
+        def mean(latency):
+            return sum(p * latency(S + r * m) for m, p in zip(PAPER_LENGTHS, PAPER_LENGTH_PROBABILITIES))
+
+        sbcast = mean(lambda one: 2 * one + (n - 3) * d)
+        four = mean(lambda one: max(3 * one + (n - 3) * d, 2 * one + 2 * (n - 2) * d))
+        five = mean(lambda one: 3 * one + (2 * n - 5) * d)
+        assert row["4bcast_zero_load_increase"] == pytest.approx(100 * float(four / sbcast - 1))
+        assert row["5bcast_zero_load_increase"] == pytest.approx(100 * float(five / sbcast - 1))
+        assert row["6bcast_zero_load_increase"] == pytest.approx(100 * float(five / sbcast - 1))
+        assert row["sbcast_latency"] >= float(sbcast)  # load only adds to the best case
