@@ -389,7 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("config", help="YAML config (see README for the keys)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--link-map", type=_plot_file, metavar="FILE.png",
-                     help="draw every link coloured by its utilisation and every node by its BMU's")
+                     help="draw every link coloured by its utilisation and every node by its BMU bus interfaces")
     run.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
                      help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
     run.set_defaults(func=cmd_run)

@@ -136,6 +136,12 @@ def bmu_utilisation(first: Counters, last: Counters, config: Config) -> np.ndarr
     return (last.bmu_byte_ticks - first.bmu_byte_ticks) / (config["bmu.capacity_bytes"] * (last.tick - first.tick))
 
 
+def interface_utilisation(first: Counters, last: Counters, config: Config) -> np.ndarray:
+    """Each node's bus-interface utilisation between two counters: the share of time its BMU's bus interfaces
+    held a packet, over all of them."""
+    return (last.interface_busy - first.interface_busy) / (config["bmu.bus_interfaces"] * (last.tick - first.tick))
+
+
 def utilisations(first: Counters, last: Counters, topology: Topology, config: Config) -> dict:
     """How busy links, BMUs and bus interfaces were between two counters."""
     ticks = last.tick - first.tick
@@ -148,7 +154,7 @@ def utilisations(first: Counters, last: Counters, topology: Topology, config: Co
         "link_utilisation_max": float(link.max()),
         "bmu_utilisation": float(bmu_utilisation(first, last, config).mean()),
         "bmu_queue_mean_packets": float((last.queue_packet_ticks - first.queue_packet_ticks).sum()) / (nodes * ticks),
-        "bmu_interface_utilisation": busy / (nodes * config["bmu.bus_interfaces"] * ticks),
+        "bmu_interface_utilisation": float(interface_utilisation(first, last, config).mean()),
         "bmu_interface_blocked": blocked / busy if busy else 0.0,
     }
 
@@ -262,6 +268,11 @@ class Result:
         """Each node's BMU utilisation over the run: the transit bytes it held on average / its capacity."""
         final = self.counters()
         return bmu_utilisation(Counters.zero(final), final, self.config)
+
+    def interface_utilisation(self) -> np.ndarray:
+        """Each node's BMU bus-interface utilisation over the run."""
+        final = self.counters()
+        return interface_utilisation(Counters.zero(final), final, self.config)
 
     def summary(self) -> dict:
         bpc = self.bytes_per_cycle

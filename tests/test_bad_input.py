@@ -360,6 +360,8 @@ def test_reception_rule_is_checked_by_run_and_broadcast(capsys, tmp_path):
     (["trace", "configs/explicit_e5.yaml", "--vcd", "t.vcd", "--nodes", "0,1,0"],
      "argument --nodes: each node may be named once, got '0,1,0'"),
     (["figure", "10", "--workers", "0"], "argument --workers: expected a positive integer, got '0'"),
+    (["figure", "10", "--load-basis", "edge"], "argument --load-basis: invalid choice: 'edge'"),
+    (["sensitivity", "--workers", "-1"], "argument --workers: expected a positive integer, got '-1'"),
     (["run"], "the following arguments are required: config"),
     (["run", "configs/explicit_e5.yaml", "--jsn"], "unrecognized arguments: --jsn"),
 ])
@@ -402,6 +404,8 @@ def test_unwritable_vcd_and_results_are_refused_before_the_run(capsys, tmp_path)
         2, f"harts: error: harts figure: argument --results: {afile} is a file, expected a directory")
     assert cli(capsys, "reproduce", "--quick", "--results", afile / "r") == (
         2, f"harts: error: harts reproduce: argument --results: cannot write in {afile / 'r'} (Not a directory)")
+    assert cli(capsys, "sensitivity", "--quick", "--results", afile) == (
+        2, f"harts: error: harts sensitivity: argument --results: {afile} is a file, expected a directory")
 
 
 def test_output_without_permission_is_refused(capsys, tmp_path):

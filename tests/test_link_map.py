@@ -42,6 +42,10 @@ def test_link_utilisation_is_the_bytes_each_link_carried(tmp_path):
     assert summary["link_utilisation"] == pytest.approx(result.link_utilisation().mean())
     assert summary["bmu_utilisation"] == pytest.approx(result.bmu_utilisation().mean())
     assert result.bmu_utilisation().shape == (20,)
+    # on an idle network every packet cuts through: only the sources' bus interfaces ever held one
+    busy = result.interface_utilisation()
+    assert sorted(np.nonzero(busy)[0].tolist()) == [0, 2, 4, 15]
+    assert summary["bmu_interface_utilisation"] == pytest.approx(busy.mean())
     out = tmp_path / "map.png"
     draw_link_map(result, str(out))
     assert out.read_bytes()[:8] == PNG_SIGNATURE and nothing_cut_off(out)

@@ -69,3 +69,19 @@ def test_zero_load_increases_are_table_one(small):
         assert row["5bcast_zero_load_increase"] == pytest.approx(100 * float(five / sbcast - 1))
         assert row["6bcast_zero_load_increase"] == pytest.approx(100 * float(five / sbcast - 1))
         assert row["sbcast_latency"] >= float(sbcast)  # load only adds to the best case
+
+
+def test_sbcast_copies_cut_through_less_under_load():
+    """Statement 8's mechanism: load can only take cut-throughs away from the zero-load tree (the
+    functional model's), and takes more the higher it is."""
+    from harts.experiments.kandlur_shin.cut_through import cut_through_under_load
+    from harts.reference.kandlur_shin import broadcast_copies
+
+    tree = broadcast_copies("sbcast", 7)
+    cuts = sum(c.cut_throughs for c in tree)
+    idle_share = cuts / (cuts + sum(c.transmissions - 1 for c in tree))
+    idle_transmissions = sum(c.transmissions for c in tree) / len(tree)
+    light, heavy = cut_through_under_load(7, loads=(0.05, 0.5), cycles=30_000)
+    assert idle_share >= light["cut_through_share"] > heavy["cut_through_share"]
+    assert idle_transmissions <= light["transmissions_per_copy"] < heavy["transmissions_per_copy"]
+    assert light["marked_share"] < heavy["marked_share"]

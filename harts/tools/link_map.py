@@ -1,5 +1,6 @@
-"""The link map of a run: every directed link coloured by its utilisation and every node by its BMU's, on
-a drawing of the network, to show where it saturates (`harts run CONFIG --link-map FILE.png`).
+"""The link map of a run: every directed link coloured by its utilisation and every node by its BMU bus
+interfaces' (the part of a node that fills first under the default BMU, MODEL.md), on a drawing of the
+network, to show where it saturates (`harts run CONFIG --link-map FILE.png`).
 
 The nodes sit where ``Topology.positions`` puts them: the hexagonal mesh as the hexagon around node 0 (as
 in the broadcast plots), meshes and tori on their grid (a k-D grid as a row of 2-D layers), the hypercube
@@ -49,7 +50,8 @@ def draw_link_map(result: Result, path: str) -> None:
 
     topo = result.topology
     usage = result.link_utilisation()
-    bmu = result.bmu_utilisation()
+    interfaces = result.interface_utilisation()
+    storage = result.bmu_utilisation()
     xy = topo.positions()
     strokes, owner, labels = link_strokes(topo)
 
@@ -71,17 +73,15 @@ def draw_link_map(result: Result, path: str) -> None:
     drawn.set_array(usage[owner])
     ax.add_collection(drawn)
 
-    busiest = float(bmu.max())
-    nodes = PatchCollection([Circle(p, NODE_RADIUS) for p in xy], cmap="Blues",
-                            norm=Normalize(0, busiest if busiest > 0 else 1), edgecolors="black",
-                            linewidths=NODE_OUTLINE * points_per_unit, zorder=2)
-    nodes.set_array(bmu)
+    nodes = PatchCollection([Circle(p, NODE_RADIUS) for p in xy], cmap="Blues", norm=Normalize(0, 1),
+                            edgecolors="black", linewidths=NODE_OUTLINE * points_per_unit, zorder=2)
+    nodes.set_array(interfaces)
     ax.add_collection(nodes)
 
     digits = len(str(topo.n_nodes - 1))
     font = _font_to_fit(2 * NODE_RADIUS * points_per_unit, digits)
     if font:
-        dark = nodes.norm(bmu) > 0.6
+        dark = nodes.norm(interfaces) > 0.6
         for v, (x, y) in enumerate(xy):
             ax.text(x, y, str(v), fontsize=font, ha="center", va="center", zorder=3,
                     color="white" if dark[v] else "black")
@@ -96,15 +96,16 @@ def draw_link_map(result: Result, path: str) -> None:
     ax.set_aspect("equal")
     ax.axis("off")
     fig.colorbar(drawn, cax=fig.add_subplot(grid[0, 1]), label="link utilisation")
-    fig.colorbar(nodes, cax=fig.add_subplot(grid[1, 1]), label="BMU utilisation")
+    fig.colorbar(nodes, cax=fig.add_subplot(grid[1, 1]), label="BMU bus-interface utilisation")
     load = result.config["traffic.uniform.load"]
-    traffic = f"uniform load {load:g}" if load else "explicit traffic"
+    traffic = f"uniform {result.config['traffic.uniform.load_basis']} load {load:g}" if load else "explicit traffic"
     fig.suptitle(f"{topo.name}, {traffic}: link utilisation mean {usage.mean():.3f}, max {usage.max():.3f}\n"
-                 f"BMU utilisation mean {bmu.mean():.3g}, max {busiest:.3g}; {float(result.cycles):,.0f} "
-                 f"cycles simulated, microcode {result.config['microcode']}", fontsize=10)
-    caption = ("Link utilisation: bytes sent / (bytes per cycle x cycles). BMU utilisation: mean bytes held / "
-               "capacity, coloured up to the busiest BMU. Each direction of a link is drawn on the right of "
-               "its way of travel.")
+                 f"bus interfaces busy {interfaces.mean():.3f}, max {interfaces.max():.3f}; "
+                 f"BMU storage {storage.mean():.2g} of capacity\n"
+                 f"{float(result.cycles):,.0f} cycles simulated, microcode {result.config['microcode']}", fontsize=10)
+    caption = ("Link utilisation: bytes sent / (bytes per cycle x cycles). Node: the share of time its BMU's bus "
+               "interfaces held a packet. Storage: mean transit bytes held / BMU capacity. Each direction of a "
+               "link is drawn on the right of its way of travel.")
     if labels:
         caption += " Stubs: links that wrap around" + (", labelled with the node at their other end."
                                                         if stub_font else ".")
