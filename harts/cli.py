@@ -245,6 +245,33 @@ def cmd_reproduce(args) -> int:
     return _figures(args, [10, 11, 12, 13, 14])
 
 
+def cmd_ata(args) -> int:
+    from .experiments.lee_shin.ata import default_eta, ihc
+    from .network import node_count
+    config = _config(args.config)
+    nodes = node_count(config.topology_spec)
+    eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
+    if eta > nodes:
+        raise InputError(f"harts ata: argument --eta: at most the {nodes} nodes of the network, got {eta}")
+    try:
+        run = ihc(config, eta, args.mu, args.length, args.overlapped)
+    except ValueError as exc:  # a network without a Hamiltonian decomposition
+        raise InputError(f"harts ata: {exc}") from None
+    data = run.as_dict()
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"IHC on {run.topology} ({run.nodes} nodes, gamma = {run.gamma}), eta = {run.eta}, mu = {run.mu}, "
+          f"M = {run.length} bytes{', overlapped stages' if run.overlapped else ''}")
+    print(f"  completion {float(run.completion_cycles):g} cycles; Table II formula with S = {run.S}, "
+          f"r = {run.r}, d = {run.d}: {float(run.formula_cycles):g} cycles "
+          f"({'exact' if data['exact'] else 'differs'})")
+    print(f"  contention-free: {run.contention_free}"
+          + (f" (first: {run.first_contention})" if run.first_contention else ""))
+    print(f"  copies of each message at each other node: {run.copies_per_node_min}..{run.copies_per_node_max}")
+    return 0
+
+
 def cmd_sensitivity(args) -> int:
     from .experiments.kandlur_shin.sensitivity import sensitivity
     started = time.perf_counter()
@@ -458,6 +485,19 @@ def build_parser() -> argparse.ArgumentParser:
     _sweep_options(again)
     _load_basis_option(again)
     again.set_defaults(func=cmd_reproduce)
+
+    ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
+                                      "its Table II formula")
+    ata.add_argument("--algorithm", choices=["ihc"], default="ihc")
+    ata.add_argument("--config", help="YAML config: its topology (default: built-in defaults, E-5)")
+    ata.add_argument("--eta", type=_positive_int, help="interleaving distance: stages (default: the smallest "
+                                                       "eta >= mu that divides the number of nodes)")
+    ata.add_argument("--mu", type=_positive_int, default=2, help="packet length in FIFO lengths (default: 2)")
+    ata.add_argument("--length", type=_positive_int, help="packet length in bytes (default: from --mu)")
+    ata.add_argument("--overlapped", action="store_true",
+                     help="start each stage (mu-1) alpha early, stages in reverse order (section VI-A)")
+    ata.add_argument("--json", action="store_true")
+    ata.set_defaults(func=cmd_ata)
 
     sweep = sub.add_parser("sensitivity", help="saturation against BMU structure, and the 4/5/6-BCAST spread "
                                                 "against d / (S + rM) (PNG and CSV)")

@@ -362,6 +362,10 @@ def test_reception_rule_is_checked_by_run_and_broadcast(capsys, tmp_path):
     (["figure", "10", "--workers", "0"], "argument --workers: expected a positive integer, got '0'"),
     (["figure", "10", "--load-basis", "edge"], "argument --load-basis: invalid choice: 'edge'"),
     (["sensitivity", "--workers", "-1"], "argument --workers: expected a positive integer, got '-1'"),
+    (["ata", "--eta", "100"], "argument --eta: at most the 61 nodes of the network, got 100"),
+    (["ata", "--mu", "0"], "argument --mu: expected a positive integer, got '0'"),
+    (["ata", "--config", "configs/mesh_8x8.yaml"], "no Hamiltonian decomposition for mesh 8x8"),
+    (["ata", "--length", "50"], "not a whole number: choose a length that is a multiple of 6 bytes"),
     (["run"], "the following arguments are required: config"),
     (["run", "configs/explicit_e5.yaml", "--jsn"], "unrecognized arguments: --jsn"),
 ])

@@ -1,0 +1,1 @@
+"""Paper 001 (Lee & Shin 1994): all-to-all reliable broadcast on the engine."""

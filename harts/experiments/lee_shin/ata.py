@@ -1,0 +1,139 @@
+"""All-to-all reliable broadcast of paper 001 (Lee & Shin 1994) on the engine: the IHC algorithm in dedicated
+mode (no other traffic), against its Table II formula evaluated with the engine's calibrated S, r and d.
+
+The paper's symbols map onto the engine's latency model S + rM + (h-1)d (MODEL.md, "Paper 001"):
+tau_S + mu alpha = S + rM (a packet's start-up and transmission), alpha = d (one cut-through). A packet
+is mu FIFO lengths long, L tau_L = mu alpha; here that is the longest whole number of cycles that, with
+the forced idle gap after it, fits in mu d: M = bytes_per_cycle x floor(mu d - idle gap), so that packets
+started eta >= mu hops apart never wait for a transmitter.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ...config import Config
+from ...controller import state as S
+from ...errors import InputError
+from ...network import port_count
+from ...network.hamiltonian import directed_cycles
+from ...reference.ihc import senders
+from ...simulation import Simulation
+from ...tools.calibrate import calibrate
+from ...traffic import initiations
+
+ALGORITHMS = ("ihc",)
+
+
+@dataclass
+class AtaRun:
+    algorithm: str
+    topology: str
+    nodes: int
+    gamma: int
+    eta: int
+    mu: int
+    length: int
+    overlapped: bool
+    S: Fraction
+    r: Fraction
+    d: Fraction
+    completion_cycles: Fraction
+    formula_cycles: Fraction
+    contention_free: bool
+    copies_per_node_min: int
+    copies_per_node_max: int
+    first_contention: str | None
+
+    def as_dict(self) -> dict:
+        out = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in self.__dict__.items()}
+        out["exact"] = self.completion_cycles == self.formula_cycles
+        return out
+
+
+def default_eta(nodes: int, mu: int) -> int:
+    """The smallest interleaving distance eta >= mu that divides N: with N mod eta != 0 the last sender of
+    a stage is fewer than eta hops behind the first, and their packets meet (the paper assumes
+    N mod mu = 0). On E-n, N = 3n(n-1)+1 is often prime, and then only eta = N fits."""
+    return next(eta for eta in range(mu, nodes + 1) if nodes % eta == 0)
+
+
+def ihc_config(config: Config) -> Config:
+    """The config IHC runs on: its microprogram and NP program, and a BMU bus interface per port, since
+    the paper assumes every link of a node can be used at once (section IV)."""
+    ports = port_count(config.topology_spec)
+    return config.with_values(microcode="ihc", np__program="ihc",
+                              bmu__bus_interfaces=max(config["bmu.bus_interfaces"], ports))
+
+
+def packet_length(mu: int, d: Fraction, config: Config) -> int:
+    """mu FIFO lengths in bytes: whole cycles that, with the idle gap after them, fit in mu x d cycles."""
+    bpc = config.bytes_per_cycle
+    cycles = math.floor(mu * d - Fraction(config["timing.idle_gap_bytes"], bpc))
+    length = cycles * bpc
+    if length < config["timing.header_bytes"]:
+        raise InputError(f"mu = {mu} gives packets of {length} bytes, shorter than the header "
+                         f"({config['timing.header_bytes']} bytes): use a larger mu")
+    return length
+
+
+def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped: bool = False) -> AtaRun:
+    """One IHC all-to-all broadcast in dedicated mode. Stage i starts when stage i - 1 has taken its
+    formula time tau_S + mu alpha + (N-2) alpha; overlapped, the stages run from eta-1 down to 0 and each
+    starts (mu-1) alpha earlier (section VI-A), which saves (mu-1)^2 alpha when eta = mu."""
+    config = ihc_config(config)
+    timing = calibrate(config)
+    length = packet_length(mu, timing.d, config) if length is None else length
+    sim = Simulation(config)
+    topology = sim.topology
+    n = topology.n_nodes
+    cycles = directed_cycles(topology)
+    stage = timing.S + timing.r * length + (n - 2) * timing.d
+    step = stage - (mu - 1) * timing.d if overlapped else stage
+    create, source, cycle_of = [], [], []
+    for j, cycle in enumerate(cycles):
+        for i in range(eta):
+            start = (eta - 1 - i if overlapped else i) * step
+            if start.denominator != 1:
+                raise InputError(f"a stage takes {float(step):g} cycles, not a whole number: choose a length "
+                                 f"that is a multiple of {config.bytes_per_cycle} bytes")
+            for v in senders(cycle, eta, i):
+                create.append(int(start))
+                source.append(int(v))
+                cycle_of.append(j)
+    order = np.argsort(create, kind="stable")
+    k = len(order)
+    traffic = initiations(np.asarray(create)[order], np.asarray(source)[order], 0, np.full(k, length),
+                          np.asarray(cycle_of)[order], n - 1)
+    result = sim.run(traffic)
+    dl = result.deliveries
+    completion = Fraction(int(dl[S.DL_TICK].max()), result.bytes_per_cycle)
+    formula = eta * stage - ((mu - 1) ** 2 * timing.d if overlapped else 0)
+    # copies of each source's message at each node
+    origin_source = traffic.source[dl[S.DL_ORIGIN]]
+    copies = np.zeros((n, n), dtype=np.int64)
+    np.add.at(copies, (dl[S.DL_NODE], origin_source), 1)
+    off_diagonal = copies[~np.eye(n, dtype=bool)]
+    return AtaRun("ihc", topology.name, n, len(cycles), eta, mu, length, overlapped, timing.S, timing.r,
+                  timing.d, completion, formula, bool(result.summary()["contention_free"]),
+                  int(off_diagonal.min()), int(off_diagonal.max()), _first_contention(result, traffic))
+
+
+def _first_contention(result, traffic) -> str | None:
+    """Where the first copy that waited for something was delivered, and what it waited for."""
+    dl = result.deliveries
+    waited = np.nonzero(dl[S.DL_CONTENTION] != 0)[0]
+    if len(waited) == 0:
+        return None
+    first = waited[np.argmin(dl[S.DL_TICK, waited])]
+    marks = int(dl[S.DL_CONTENTION, first])
+    what = [name for bit, name in ((S.CONTENTION_STORED, "stored"), (S.CONTENTION_RETRIED, "refused a transmitter"),
+                                   (S.CONTENTION_QUEUED, "queued behind another packet")) if marks & bit]
+    return (f"the copy from node {int(traffic.source[dl[S.DL_ORIGIN, first]])} along cycle "
+            f"{int(traffic.direction[dl[S.DL_ORIGIN, first]])} delivered at node {int(dl[S.DL_NODE, first])} at cycle "
+            f"{float(Fraction(int(dl[S.DL_TICK, first]), result.bytes_per_cycle)):g} had "
+            + " and ".join(what) + " on its way")
