@@ -246,26 +246,34 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_ata(args) -> int:
-    from .experiments.lee_shin.ata import default_eta, ihc
+    from .experiments.lee_shin.ata import default_eta, ihc, ks_ata
     from .network import node_count
     config = _config(args.config)
     nodes = node_count(config.topology_spec)
-    eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
-    if eta > nodes:
-        raise InputError(f"harts ata: argument --eta: at most the {nodes} nodes of the network, got {eta}")
-    try:
-        run = ihc(config, eta, args.mu, args.length, args.overlapped)
-    except ValueError as exc:  # a network without a Hamiltonian decomposition
-        raise InputError(f"harts ata: {exc}") from None
+    if args.algorithm == "ks":
+        if args.eta is not None or args.overlapped:
+            raise InputError("harts ata: --eta and --overlapped are IHC's; KS-ATA runs one node at a time")
+        run = ks_ata(config, args.mu, args.length)
+    else:
+        eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
+        if eta > nodes:
+            raise InputError(f"harts ata: argument --eta: at most the {nodes} nodes of the network, got {eta}")
+        try:
+            run = ihc(config, eta, args.mu, args.length, args.overlapped)
+        except ValueError as exc:  # a network without a Hamiltonian decomposition
+            raise InputError(f"harts ata: {exc}") from None
     data = run.as_dict()
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    print(f"IHC on {run.topology} ({run.nodes} nodes, gamma = {run.gamma}), eta = {run.eta}, mu = {run.mu}, "
-          f"M = {run.length} bytes{', overlapped stages' if run.overlapped else ''}")
+    how = (f"eta = {run.eta}, " if run.eta is not None else "") + f"mu = {run.mu}, M = {run.length} bytes"
+    print(f"{run.algorithm.upper()} on {run.topology} ({run.nodes} nodes, gamma = {run.gamma}), {how}"
+          f"{', overlapped stages' if run.overlapped else ''}")
     print(f"  completion {float(run.completion_cycles):g} cycles; Table II formula with S = {run.S}, "
           f"r = {run.r}, d = {run.d}: {float(run.formula_cycles):g} cycles "
-          f"({'exact' if data['exact'] else 'differs'})")
+          f"({'exact' if data['exact'] else 'differs'})"
+          + (f"; as printed (estimated count) {run.printed_formula_cycles:.1f}"
+             if run.printed_formula_cycles is not None else ""))
     print(f"  contention-free: {run.contention_free}"
           + (f" (first: {run.first_contention})" if run.first_contention else ""))
     print(f"  copies of each message at each other node: {run.copies_per_node_min}..{run.copies_per_node_max}")
@@ -488,7 +496,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
                                       "its Table II formula")
-    ata.add_argument("--algorithm", choices=["ihc"], default="ihc")
+    ata.add_argument("--algorithm", choices=["ihc", "ks"], default="ihc",
+                     help="ihc (any network with a decomposition) or ks (KS-ATA: 6-BCAST from each node in "
+                          "turn, hexagonal mesh)")
     ata.add_argument("--config", help="YAML config: its topology (default: built-in defaults, E-5)")
     ata.add_argument("--eta", type=_positive_int, help="interleaving distance: stages (default: the smallest "
                                                        "eta >= mu that divides the number of nodes)")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harts.config import defaults
-from harts.experiments.lee_shin.ata import default_eta, ihc
+from harts.experiments.lee_shin.ata import default_eta, ihc, ks_ata
 
 REPO = Path(__file__).resolve().parent.parent
 S, R, D = Fraction(7), Fraction(1, 6), Fraction(5)
@@ -72,3 +72,14 @@ def test_harts_ata_prints_the_interface_fields(tmp_path):
     data = json.loads(out)
     assert data["completion_cycles"] == data["formula_cycles"] == 170
     assert data["contention_free"] and data["copies_per_node_min"] == data["copies_per_node_max"] == 4
+
+
+@pytest.mark.parametrize("n", [3, 5, 7])
+def test_ks_ata_takes_n_six_bcasts_of_three_restarts_and_2n_minus_5_cut_throughs(n):
+    """Section V-B: 3 store-and-forward operations and 2m - 5 cut-throughs per broadcast, N in turn."""
+    run = ks_ata(defaults().with_values(topology={"kind": "hex", "size": n}), 2)
+    nodes = 3 * n * (n - 1) + 1
+    assert run.completion_cycles == nodes * (3 * (S + R * 48) + (2 * n - 5) * D)
+    assert run.contention_free and run.copies_per_node_min == run.copies_per_node_max == 6
+    # Table II prints a lower bound of 2m - 5, 2 sqrt((N-1)/3) - 5
+    assert run.printed_formula_cycles < float(run.formula_cycles)

@@ -366,6 +366,8 @@ def test_reception_rule_is_checked_by_run_and_broadcast(capsys, tmp_path):
     (["ata", "--mu", "0"], "argument --mu: expected a positive integer, got '0'"),
     (["ata", "--config", "configs/mesh_8x8.yaml"], "no Hamiltonian decomposition for mesh 8x8"),
     (["ata", "--length", "50"], "not a whole number: choose a length that is a multiple of 6 bytes"),
+    (["ata", "--algorithm", "ks", "--config", "configs/torus_8x8.yaml"], "KS-ATA runs on the hexagonal mesh only"),
+    (["ata", "--algorithm", "ks", "--overlapped"], "--eta and --overlapped are IHC's"),
     (["run"], "the following arguments are required: config"),
     (["run", "configs/explicit_e5.yaml", "--jsn"], "unrecognized arguments: --jsn"),
 ])

@@ -21,12 +21,13 @@ from ...controller import state as S
 from ...errors import InputError
 from ...network import port_count
 from ...network.hamiltonian import directed_cycles
+from ...np.kandlur_shin import ALGORITHMS as KANDLUR_SHIN
 from ...reference.ihc import senders
 from ...simulation import Simulation
 from ...tools.calibrate import calibrate
 from ...traffic import initiations
 
-ALGORITHMS = ("ihc",)
+ALGORITHMS = ("ihc", "ks")
 
 
 @dataclass
@@ -34,20 +35,21 @@ class AtaRun:
     algorithm: str
     topology: str
     nodes: int
-    gamma: int
-    eta: int
+    gamma: int  # copies of each message each node gets
     mu: int
     length: int
-    overlapped: bool
     S: Fraction
     r: Fraction
     d: Fraction
     completion_cycles: Fraction
-    formula_cycles: Fraction
+    formula_cycles: Fraction  # the paper's formula with S, r, d (and its exact cut-through counts)
     contention_free: bool
     copies_per_node_min: int
     copies_per_node_max: int
     first_contention: str | None
+    eta: int | None = None  # IHC only
+    overlapped: bool = False
+    printed_formula_cycles: float | None = None  # Table II as printed, where it estimates a count
 
     def as_dict(self) -> dict:
         out = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in self.__dict__.items()}
@@ -105,22 +107,58 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
                 create.append(int(start))
                 source.append(int(v))
                 cycle_of.append(j)
+    formula = eta * stage - ((mu - 1) ** 2 * timing.d if overlapped else 0)
+    return run_schedule(sim, timing, "ihc", len(cycles), mu, length, formula,
+                        initiations(*_in_time_order(create, source, 0, length, cycle_of, n - 1)),
+                        eta=eta, overlapped=overlapped)
+
+
+def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
+    """KS-ATA (section V-B): every node in turn runs Kandlur & Shin's 6-BCAST, the next starting when the
+    previous one's best-case latency 3(S + rM) + (2n - 5)d has passed (paper 000, Table I)."""
+    if config.topology_spec["kind"] != "hex":
+        raise InputError("KS-ATA runs on the hexagonal mesh only (Kandlur & Shin's 6-BCAST)")
+    config = config.with_values(microcode="harts", np__program="kandlur_shin")
+    timing = calibrate(config)
+    length = packet_length(mu, timing.d, config) if length is None else length
+    sim = Simulation(config)
+    n_nodes, side = sim.topology.n_nodes, int(config.topology_spec["size"])
+    one = 3 * (timing.S + timing.r * length) + (2 * side - 5) * timing.d
+    if one.denominator != 1:
+        raise InputError(f"a broadcast takes {float(one):g} cycles, not a whole number: choose a length that is a "
+                         f"multiple of {config.bytes_per_cycle} bytes")
+    traffic = initiations(*_in_time_order([k * int(one) for k in range(n_nodes)], list(range(n_nodes)),
+                                          KANDLUR_SHIN["6bcast"], length, 0, 0))
+    # Table II's count of cut-throughs, 2 sqrt((N-1)/3) - 5, is a lower bound on the 2n - 5 of the text
+    printed = n_nodes * (3 * (timing.S + timing.r * length) + (2 * math.sqrt((n_nodes - 1) / 3) - 5) * timing.d)
+    return run_schedule(sim, timing, "ks", 6, mu, length, n_nodes * one, traffic,
+                        printed_formula_cycles=float(printed))
+
+
+def _in_time_order(create, source, argument, length, direction, distance):
+    """initiations() arguments sorted by creation time, each broadcast to one array per record."""
+    create = np.asarray(create, dtype=np.int64)
+    k = len(create)
     order = np.argsort(create, kind="stable")
-    k = len(order)
-    traffic = initiations(np.asarray(create)[order], np.asarray(source)[order], 0, np.full(k, length),
-                          np.asarray(cycle_of)[order], n - 1)
+    columns = [np.broadcast_to(np.asarray(x, dtype=np.int64), (k,))[order] for x in
+               (create, source, argument, length, direction, distance)]
+    return columns
+
+
+def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, length: int, formula: Fraction,
+                 traffic, **extra) -> AtaRun:
+    """Run an all-to-all schedule on an idle network and read back its completion and copies."""
     result = sim.run(traffic)
+    n = sim.topology.n_nodes
     dl = result.deliveries
     completion = Fraction(int(dl[S.DL_TICK].max()), result.bytes_per_cycle)
-    formula = eta * stage - ((mu - 1) ** 2 * timing.d if overlapped else 0)
     # copies of each source's message at each node
-    origin_source = traffic.source[dl[S.DL_ORIGIN]]
     copies = np.zeros((n, n), dtype=np.int64)
-    np.add.at(copies, (dl[S.DL_NODE], origin_source), 1)
+    np.add.at(copies, (dl[S.DL_NODE], traffic.source[dl[S.DL_ORIGIN]]), 1)
     off_diagonal = copies[~np.eye(n, dtype=bool)]
-    return AtaRun("ihc", topology.name, n, len(cycles), eta, mu, length, overlapped, timing.S, timing.r,
-                  timing.d, completion, formula, bool(result.summary()["contention_free"]),
-                  int(off_diagonal.min()), int(off_diagonal.max()), _first_contention(result, traffic))
+    return AtaRun(algorithm, sim.topology.name, n, gamma, mu, length, timing.S, timing.r, timing.d, completion,
+                  formula, bool(result.summary()["contention_free"]), int(off_diagonal.min()),
+                  int(off_diagonal.max()), _first_contention(result, traffic), **extra)
 
 
 def _first_contention(result, traffic) -> str | None:
