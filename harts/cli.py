@@ -246,14 +246,15 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_ata(args) -> int:
-    from .experiments.lee_shin.ata import default_eta, ihc, ks_ata
+    from .experiments.lee_shin.ata import default_eta, ihc, ks_ata, vrs_ata
     from .network import node_count
     config = _config(args.config)
     nodes = node_count(config.topology_spec)
-    if args.algorithm == "ks":
+    if args.algorithm in ("ks", "vrs"):
         if args.eta is not None or args.overlapped:
-            raise InputError("harts ata: --eta and --overlapped are IHC's; KS-ATA runs one node at a time")
-        run = ks_ata(config, args.mu, args.length)
+            raise InputError(f"harts ata: --eta and --overlapped are IHC's; {args.algorithm.upper()}-ATA runs "
+                             f"one node at a time")
+        run = (ks_ata if args.algorithm == "ks" else vrs_ata)(config, args.mu, args.length)
     else:
         eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
         if eta > nodes:
@@ -269,10 +270,9 @@ def cmd_ata(args) -> int:
     how = (f"eta = {run.eta}, " if run.eta is not None else "") + f"mu = {run.mu}, M = {run.length} bytes"
     print(f"{run.algorithm.upper()} on {run.topology} ({run.nodes} nodes, gamma = {run.gamma}), {how}"
           f"{', overlapped stages' if run.overlapped else ''}")
-    print(f"  completion {float(run.completion_cycles):g} cycles; Table II formula with S = {run.S}, "
-          f"r = {run.r}, d = {run.d}: {float(run.formula_cycles):g} cycles "
-          f"({'exact' if data['exact'] else 'differs'})"
-          + (f"; as printed (estimated count) {run.printed_formula_cycles:.1f}"
+    print(f"  completion {float(run.completion_cycles):g} cycles; best case with S = {run.S}, r = {run.r}, "
+          f"d = {run.d}: {float(run.formula_cycles):g} cycles ({'exact' if data['exact'] else 'differs'})"
+          + (f"; Table II as printed: {run.printed_formula_cycles:.1f}"
              if run.printed_formula_cycles is not None else ""))
     print(f"  contention-free: {run.contention_free}"
           + (f" (first: {run.first_contention})" if run.first_contention else ""))
@@ -496,9 +496,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
                                       "its Table II formula")
-    ata.add_argument("--algorithm", choices=["ihc", "ks"], default="ihc",
-                     help="ihc (any network with a decomposition) or ks (KS-ATA: 6-BCAST from each node in "
-                          "turn, hexagonal mesh)")
+    ata.add_argument("--algorithm", choices=["ihc", "ks", "vrs"], default="ihc",
+                     help="ihc (any network with a decomposition), ks (KS-ATA: 6-BCAST from each node in "
+                          "turn, hexagonal mesh) or vrs (VRS-ATA: cut-through RS from each node in turn, hypercube)")
     ata.add_argument("--config", help="YAML config: its topology (default: built-in defaults, E-5)")
     ata.add_argument("--eta", type=_positive_int, help="interleaving distance: stages (default: the smallest "
                                                        "eta >= mu that divides the number of nodes)")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from harts.config import defaults
-from harts.experiments.lee_shin.ata import default_eta, ihc, ks_ata
+from harts.experiments.lee_shin.ata import default_eta, ihc, ks_ata, vrs_ata
+from harts.reference.rs import rs_hops
 
 REPO = Path(__file__).resolve().parent.parent
 S, R, D = Fraction(7), Fraction(1, 6), Fraction(5)
@@ -49,8 +50,8 @@ def test_overlapped_stages_save_mu_minus_one_squared_alpha():
 
 
 @pytest.mark.parametrize("spec, eta, where", [
-    ({"kind": "torus", "dims": [4, 4]}, 1, "node 0"),  # eta < mu: the packets cannot all be in flight
-    ({"kind": "hex", "size": 3}, 2, "from node 18"),  # N = 19 mod 2 != 0: node 18 and node 0 both start
+    ({"kind": "torus", "dims": [4, 4]}, 1, "delivered at node 0"),  # eta < mu: not all fit in flight
+    ({"kind": "hex", "size": 3}, 2, "node 18's message"),  # N = 19 mod 2 != 0: nodes 18 and 0 both start
 ], ids=["eta-below-mu", "eta-not-dividing-N"])
 def test_a_schedule_whose_packets_meet_is_reported_with_where(spec, eta, where):
     run = ihc(defaults().with_values(topology=spec), eta, 2)
@@ -83,3 +84,48 @@ def test_ks_ata_takes_n_six_bcasts_of_three_restarts_and_2n_minus_5_cut_throughs
     assert run.contention_free and run.copies_per_node_min == run.copies_per_node_max == 6
     # Table II prints a lower bound of 2m - 5, 2 sqrt((N-1)/3) - 5
     assert run.printed_formula_cycles < float(run.formula_cycles)
+
+
+# Paper 001's Table I: RS from node 0 on Q_4, step by step (column 8, back to the source, left out)
+TABLE_I = {
+    1: "0>1 0>2 0>4 0>8",
+    2: "1>3 2>6 4>12 8>9",
+    3: "3>7 6>14 12>13 9>11 1>5 2>10 4>5 8>10",
+    4: "7>15 14>15 13>15 11>15 5>13 10>11 5>7 10>14 3>11 6>7 12>14 9>13 1>9 2>3 4>6 8>12",
+    5: "15>14 15>13 15>11 15>7 13>12 11>9 7>3 14>6 11>10 7>5 14>10 13>5 9>8 3>1 6>2 12>4 "
+       "7>6 14>12 13>9 11>3 5>4 10>8 5>1 10>2 3>2 6>4 12>8 9>1",
+}
+
+
+def test_the_rs_model_sends_exactly_table_one():
+    paper = {(step, int(a), int(b)) for step, row in TABLE_I.items() for a, b in (x.split(">") for x in row.split())}
+    assert {(h.step, h.sender, h.receiver) for h in rs_hops(4)} == paper
+
+
+def test_vrs_on_the_engine_uses_table_one_links_and_takes_the_models_best_case():
+    import numpy as np
+
+    from harts.controller import state as st
+    from harts.simulation import Simulation
+    from harts.traffic import initiations
+
+    config = defaults().with_values(topology={"kind": "hypercube", "dimension": 4}, microcode="vrs",
+                                    np__program="vrs")
+    result = Simulation(config).run(initiations(np.array([0]), np.array([0]), 0, np.array([48])))
+    dl = result.deliveries
+    # each copy came over one link: from the neighbour across the bit of its receiver
+    links = {(int(node) ^ (1 << int(port)), int(node)) for node, port in zip(dl[st.DL_NODE], dl[st.DL_PORT])}
+    assert links == {(h.sender, h.receiver) for h in rs_hops(4)} and dl.shape[1] == 60
+    # the slowest copy: 3 packets, no cut-through (0 > 1 > 5 > 4), not the paper's 3 and 2 cut-throughs
+    assert max((h.transmissions, h.cut_throughs) for h in rs_hops(4)) == (3, 0)
+    assert Fraction(int(dl[st.DL_TICK].max()), 6) == 3 * (S + R * 48)
+    assert result.summary()["contention_free"]
+
+
+@pytest.mark.parametrize("m", [3, 4, 6])
+def test_vrs_ata_is_n_vrs_broadcasts_and_below_the_printed_formula(m):
+    run = vrs_ata(defaults().with_values(topology={"kind": "hypercube", "dimension": m}), 2)
+    one = max(h.transmissions * (S + R * 48) + h.cut_throughs * D for h in rs_hops(m))
+    assert run.completion_cycles == 2 ** m * one and run.contention_free
+    assert run.copies_per_node_min == run.copies_per_node_max == m
+    assert run.printed_formula_cycles == 2 ** m * ((m - 1) * (S + R * 48) + 2 * D) > run.completion_cycles

@@ -368,6 +368,7 @@ def test_reception_rule_is_checked_by_run_and_broadcast(capsys, tmp_path):
     (["ata", "--length", "50"], "not a whole number: choose a length that is a multiple of 6 bytes"),
     (["ata", "--algorithm", "ks", "--config", "configs/torus_8x8.yaml"], "KS-ATA runs on the hexagonal mesh only"),
     (["ata", "--algorithm", "ks", "--overlapped"], "--eta and --overlapped are IHC's"),
+    (["ata", "--algorithm", "vrs"], "VRS-ATA runs on the hypercube only"),
     (["run"], "the following arguments are required: config"),
     (["run", "configs/explicit_e5.yaml", "--jsn"], "unrecognized arguments: --jsn"),
 ])

@@ -1,5 +1,6 @@
-"""All-to-all reliable broadcast of paper 001 (Lee & Shin 1994) on the engine: the IHC algorithm in dedicated
-mode (no other traffic), against its Table II formula evaluated with the engine's calibrated S, r and d.
+"""All-to-all reliable broadcast of paper 001 (Lee & Shin 1994) on the engine, in dedicated mode (no other
+traffic): IHC, KS-ATA and VRS-ATA, each against its Table II formula evaluated with the engine's
+calibrated S, r and d.
 
 The paper's symbols map onto the engine's latency model S + rM + (h-1)d (MODEL.md, "Paper 001"):
 tau_S + mu alpha = S + rM (a packet's start-up and transmission), alpha = d (one cut-through). A packet
@@ -23,11 +24,12 @@ from ...network import port_count
 from ...network.hamiltonian import directed_cycles
 from ...np.kandlur_shin import ALGORITHMS as KANDLUR_SHIN
 from ...reference.ihc import senders
+from ...reference.rs import rs_hops
 from ...simulation import Simulation
 from ...tools.calibrate import calibrate
 from ...traffic import initiations
 
-ALGORITHMS = ("ihc", "ks")
+ALGORITHMS = ("ihc", "ks", "vrs")
 
 
 @dataclass
@@ -42,14 +44,14 @@ class AtaRun:
     r: Fraction
     d: Fraction
     completion_cycles: Fraction
-    formula_cycles: Fraction  # the paper's formula with S, r, d (and its exact cut-through counts)
+    formula_cycles: Fraction  # best case: the paper's formula with S, r, d and exact counts of each path
     contention_free: bool
     copies_per_node_min: int
     copies_per_node_max: int
     first_contention: str | None
     eta: int | None = None  # IHC only
     overlapped: bool = False
-    printed_formula_cycles: float | None = None  # Table II as printed, where it estimates a count
+    printed_formula_cycles: float | None = None  # Table II as printed, where its counts differ
 
     def as_dict(self) -> dict:
         out = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in self.__dict__.items()}
@@ -64,12 +66,12 @@ def default_eta(nodes: int, mu: int) -> int:
     return next(eta for eta in range(mu, nodes + 1) if nodes % eta == 0)
 
 
-def ihc_config(config: Config) -> Config:
-    """The config IHC runs on: its microprogram and NP program, and a BMU bus interface per port, since
-    the paper assumes every link of a node can be used at once (section IV)."""
-    ports = port_count(config.topology_spec)
-    return config.with_values(microcode="ihc", np__program="ihc",
-                              bmu__bus_interfaces=max(config["bmu.bus_interfaces"], ports))
+def on_controller(config: Config, program: str, microcode: str) -> Config:
+    """The config an algorithm runs on: its NP program and microprogram, and a BMU bus interface per port,
+    since the paper assumes every link of a node can be used at once (section IV)."""
+    return config.with_values(microcode=microcode, np__program=program,
+                              bmu__bus_interfaces=max(config["bmu.bus_interfaces"],
+                                                      port_count(config.topology_spec)))
 
 
 def packet_length(mu: int, d: Fraction, config: Config) -> int:
@@ -87,7 +89,7 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
     """One IHC all-to-all broadcast in dedicated mode. Stage i starts when stage i - 1 has taken its
     formula time tau_S + mu alpha + (N-2) alpha; overlapped, the stages run from eta-1 down to 0 and each
     starts (mu-1) alpha earlier (section VI-A), which saves (mu-1)^2 alpha when eta = mu."""
-    config = ihc_config(config)
+    config = on_controller(config, "ihc", "ihc")
     timing = calibrate(config)
     length = packet_length(mu, timing.d, config) if length is None else length
     sim = Simulation(config)
@@ -118,7 +120,7 @@ def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     previous one's best-case latency 3(S + rM) + (2n - 5)d has passed (paper 000, Table I)."""
     if config.topology_spec["kind"] != "hex":
         raise InputError("KS-ATA runs on the hexagonal mesh only (Kandlur & Shin's 6-BCAST)")
-    config = config.with_values(microcode="harts", np__program="kandlur_shin")
+    config = on_controller(config, "kandlur_shin", "harts")
     timing = calibrate(config)
     length = packet_length(mu, timing.d, config) if length is None else length
     sim = Simulation(config)
@@ -132,6 +134,28 @@ def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     # Table II's count of cut-throughs, 2 sqrt((N-1)/3) - 5, is a lower bound on the 2n - 5 of the text
     printed = n_nodes * (3 * (timing.S + timing.r * length) + (2 * math.sqrt((n_nodes - 1) / 3) - 5) * timing.d)
     return run_schedule(sim, timing, "ks", 6, mu, length, n_nodes * one, traffic,
+                        printed_formula_cycles=float(printed))
+
+
+def vrs_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
+    """VRS-ATA (section V-A): every node in turn runs VRS on the hypercube, the next starting when the
+    previous one's best case (its slowest copy's T(S + rM) + Cd, harts.reference.rs) has passed."""
+    if config.topology_spec["kind"] != "hypercube":
+        raise InputError("VRS-ATA runs on the hypercube only (Ramanathan & Shin's broadcast)")
+    config = on_controller(config, "vrs", "vrs")
+    timing = calibrate(config)
+    length = packet_length(mu, timing.d, config) if length is None else length
+    sim = Simulation(config)
+    n_nodes, m = sim.topology.n_nodes, int(config.topology_spec["dimension"])
+    one = max(h.transmissions * (timing.S + timing.r * length) + h.cut_throughs * timing.d for h in rs_hops(m))
+    if one.denominator != 1:
+        raise InputError(f"a broadcast takes {float(one):g} cycles, not a whole number: choose a length that is a "
+                         f"multiple of {config.bytes_per_cycle} bytes")
+    traffic = initiations(*_in_time_order([k * int(one) for k in range(n_nodes)], list(range(n_nodes)), 0,
+                                          length, 0, 0))
+    # Table II/III: (log2 N - 1) store-and-forward operations and 2 cut-throughs per broadcast
+    printed = n_nodes * ((m - 1) * (timing.S + timing.r * length) + 2 * timing.d)
+    return run_schedule(sim, timing, "vrs", m, mu, length, n_nodes * one, traffic,
                         printed_formula_cycles=float(printed))
 
 
@@ -171,7 +195,6 @@ def _first_contention(result, traffic) -> str | None:
     marks = int(dl[S.DL_CONTENTION, first])
     what = [name for bit, name in ((S.CONTENTION_STORED, "stored"), (S.CONTENTION_RETRIED, "refused a transmitter"),
                                    (S.CONTENTION_QUEUED, "queued behind another packet")) if marks & bit]
-    return (f"the copy from node {int(traffic.source[dl[S.DL_ORIGIN, first]])} along cycle "
-            f"{int(traffic.direction[dl[S.DL_ORIGIN, first]])} delivered at node {int(dl[S.DL_NODE, first])} at cycle "
-            f"{float(Fraction(int(dl[S.DL_TICK, first]), result.bytes_per_cycle)):g} had "
-            + " and ".join(what) + " on its way")
+    return (f"a copy of node {int(traffic.source[dl[S.DL_ORIGIN, first]])}'s message delivered at node "
+            f"{int(dl[S.DL_NODE, first])} at cycle {float(Fraction(int(dl[S.DL_TICK, first]), result.bytes_per_cycle)):g} "
+            f"had " + " and ".join(what) + " on its way")
