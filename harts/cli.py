@@ -246,15 +246,14 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_ata(args) -> int:
-    from .experiments.lee_shin.ata import default_eta, ihc, ks_ata, vrs_ata
+    from .experiments.lee_shin.ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata
     from .network import node_count
     config = _config(args.config)
     nodes = node_count(config.topology_spec)
-    if args.algorithm in ("ks", "vrs"):
+    if args.algorithm != "ihc":
         if args.eta is not None or args.overlapped:
-            raise InputError(f"harts ata: --eta and --overlapped are IHC's; {args.algorithm.upper()}-ATA runs "
-                             f"one node at a time")
-        run = (ks_ata if args.algorithm == "ks" else vrs_ata)(config, args.mu, args.length)
+            raise InputError(f"harts ata: --eta and --overlapped are IHC's, not {args.algorithm.upper()}'s")
+        run = {"ks": ks_ata, "vrs": vrs_ata, "frs": frs_ata}[args.algorithm](config, args.mu, args.length)
     else:
         eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
         if eta > nodes:
@@ -496,9 +495,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
                                       "its Table II formula")
-    ata.add_argument("--algorithm", choices=["ihc", "ks", "vrs"], default="ihc",
+    ata.add_argument("--algorithm", choices=["ihc", "ks", "vrs", "frs"], default="ihc",
                      help="ihc (any network with a decomposition), ks (KS-ATA: 6-BCAST from each node in "
-                          "turn, hexagonal mesh) or vrs (VRS-ATA: cut-through RS from each node in turn, hypercube)")
+                          "turn, hexagonal mesh), vrs (VRS-ATA: cut-through RS from each node in turn, "
+                          "hypercube) or frs (Fraigniaud: store-and-forward, merged, hypercube)")
     ata.add_argument("--config", help="YAML config: its topology (default: built-in defaults, E-5)")
     ata.add_argument("--eta", type=_positive_int, help="interleaving distance: stages (default: the smallest "
                                                        "eta >= mu that divides the number of nodes)")

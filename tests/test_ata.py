@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harts.config import defaults
-from harts.experiments.lee_shin.ata import default_eta, ihc, ks_ata, vrs_ata
+from harts.experiments.lee_shin.ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata
 from harts.reference.rs import rs_hops
 
 REPO = Path(__file__).resolve().parent.parent
@@ -102,6 +102,20 @@ def test_the_rs_model_sends_exactly_table_one():
     assert {(h.step, h.sender, h.receiver) for h in rs_hops(4)} == paper
 
 
+@pytest.mark.parametrize("m", [2, 3, 4, 5, 6])
+def test_rs_gives_every_node_m_copies_over_internally_node_disjoint_paths(m):
+    parent = {(h.subtree, h.receiver): h.sender for h in rs_hops(m)}
+    for node in range(1, 2 ** m):
+        inner = []
+        for subtree in range(m):
+            path, at = [], parent[subtree, node]
+            while at != 0:
+                path.append(at)
+                at = parent[subtree, at]
+            inner += path
+        assert len(inner) == len(set(inner)), node
+
+
 def test_vrs_on_the_engine_uses_table_one_links_and_takes_the_models_best_case():
     import numpy as np
 
@@ -129,3 +143,11 @@ def test_vrs_ata_is_n_vrs_broadcasts_and_below_the_printed_formula(m):
     assert run.completion_cycles == 2 ** m * one and run.contention_free
     assert run.copies_per_node_min == run.copies_per_node_max == m
     assert run.printed_formula_cycles == 2 ** m * ((m - 1) * (S + R * 48) + 2 * D) > run.completion_cycles
+
+
+@pytest.mark.parametrize("m", [2, 4, 8])
+def test_frs_takes_m_plus_1_startups_and_n_minus_1_packet_times(m):
+    """Table II: (log2 N + 1) tau_S + (N - 1) mu alpha, with tau_S = S and mu alpha = rM."""
+    run = frs_ata(defaults().with_values(topology={"kind": "hypercube", "dimension": m}), 2)
+    assert run.completion_cycles == (m + 1) * S + (2 ** m - 1) * R * 48 and run.contention_free
+    assert run.copies_per_node_min == run.copies_per_node_max == m  # m (N - 1) packets' bytes per node

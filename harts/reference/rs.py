@@ -18,6 +18,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Hop:
     step: int
+    subtree: int
     sender: int
     receiver: int
     transmissions: int  # packets the copy took to get here (1 + redirections)
@@ -29,7 +30,7 @@ def rs_hops(m: int, source: int = 0) -> list[Hop]:
     hops: list[Hop] = []
     # (node, subtree, step it received in, its copy's T and C)
     holders = [(source ^ (1 << i), i, 1, 1, 0) for i in range(m)]
-    hops += [Hop(1, source, node, 1, 0) for node, *_ in holders]
+    hops += [Hop(1, subtree, source, node, 1, 0) for node, subtree, *_ in holders]
     for step in range(2, m + 2):
         new = []
         for node, subtree, received, transmissions, cuts in holders:
@@ -39,7 +40,7 @@ def rs_hops(m: int, source: int = 0) -> list[Hop]:
             # forwarded if the node got the packet in the step before: a cut-through, same packet
             forwarded = received == step - 1 and received >= 1
             t, c = (transmissions, cuts + 1) if forwarded else (transmissions + 1, 0 + cuts)
-            hops.append(Hop(step, node, to, t, c))
+            hops.append(Hop(step, subtree, node, to, t, c))
             new.append((to, subtree, step, t, c))
         holders += new
     return hops

@@ -29,7 +29,7 @@ from ...simulation import Simulation
 from ...tools.calibrate import calibrate
 from ...traffic import initiations
 
-ALGORITHMS = ("ihc", "ks", "vrs")
+ALGORITHMS = ("ihc", "ks", "vrs", "frs")
 
 
 @dataclass
@@ -159,6 +159,21 @@ def vrs_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
                         printed_formula_cycles=float(printed))
 
 
+def frs_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
+    """FRS (Fraigniaud): all nodes run RS at once, store-and-forward, merging per link and step; its time is
+    (log2 N + 1) tau_S + (N - 1) mu alpha, here (m + 1) S + (N - 1) rM."""
+    if config.topology_spec["kind"] != "hypercube":
+        raise InputError("FRS runs on the hypercube only (Fraigniaud's algorithm)")
+    config = on_controller(config, "frs", "harts")
+    timing = calibrate(config)
+    length = packet_length(mu, timing.d, config) if length is None else length
+    sim = Simulation(config)
+    n_nodes, m = sim.topology.n_nodes, int(config.topology_spec["dimension"])
+    traffic = initiations(*_in_time_order([0] * n_nodes, list(range(n_nodes)), 0, length, 0, 0))
+    formula = (m + 1) * timing.S + (n_nodes - 1) * timing.r * length
+    return run_schedule(sim, timing, "frs", m, mu, length, formula, traffic, merged=True)
+
+
 def _in_time_order(create, source, argument, length, direction, distance):
     """initiations() arguments sorted by creation time, each broadcast to one array per record."""
     create = np.asarray(create, dtype=np.int64)
@@ -170,16 +185,22 @@ def _in_time_order(create, source, argument, length, direction, distance):
 
 
 def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, length: int, formula: Fraction,
-                 traffic, **extra) -> AtaRun:
-    """Run an all-to-all schedule on an idle network and read back its completion and copies."""
+                 traffic, merged: bool = False, **extra) -> AtaRun:
+    """Run an all-to-all schedule on an idle network and read back its completion and copies (`merged`:
+    messages carry several packets, counted by their bytes)."""
     result = sim.run(traffic)
     n = sim.topology.n_nodes
     dl = result.deliveries
     completion = Fraction(int(dl[S.DL_TICK].max()), result.bytes_per_cycle)
-    # copies of each source's message at each node
-    copies = np.zeros((n, n), dtype=np.int64)
-    np.add.at(copies, (dl[S.DL_NODE], traffic.source[dl[S.DL_ORIGIN]]), 1)
-    off_diagonal = copies[~np.eye(n, dtype=bool)]
+    if merged:
+        # merged messages carry many packets: count packets by bytes, per node, over the N - 1 sources
+        received = np.bincount(dl[S.DL_NODE], weights=dl[S.DL_LENGTH], minlength=n)
+        off_diagonal = (received / (length * (n - 1))).astype(np.int64)
+    else:
+        # copies of each source's message at each node
+        copies = np.zeros((n, n), dtype=np.int64)
+        np.add.at(copies, (dl[S.DL_NODE], traffic.source[dl[S.DL_ORIGIN]]), 1)
+        off_diagonal = copies[~np.eye(n, dtype=bool)]
     return AtaRun(algorithm, sim.topology.name, n, gamma, mu, length, timing.S, timing.r, timing.d, completion,
                   formula, bool(result.summary()["contention_free"]), int(off_diagonal.min()),
                   int(off_diagonal.max()), _first_contention(result, traffic), **extra)
