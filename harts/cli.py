@@ -242,6 +242,14 @@ def cmd_figure(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
+    if args.paper == "001":
+        from .experiments.lee_shin.tables import markdown, tables
+        started = time.perf_counter()
+        rows = tables(Path(args.results))
+        print(markdown(rows), end="")
+        print(f"wrote {args.results}/paper001/tables.csv and tables.md; wall time "
+              f"{time.perf_counter() - started:.0f} s")
+        return 0
     return _figures(args, [10, 11, 12, 13, 14])
 
 
@@ -488,7 +496,10 @@ def build_parser() -> argparse.ArgumentParser:
     _load_basis_option(figure)
     figure.set_defaults(func=cmd_figure)
 
-    again = sub.add_parser("reproduce", help="reproduce all of the paper's Figs 10-14")
+    again = sub.add_parser("reproduce", help="reproduce paper 000's Figs 10-14, or paper 001's Tables II-III")
+    again.add_argument("--paper", choices=["000", "001"], default="000",
+                       help="000: Kandlur & Shin's Figs 10-14 (default); 001: Lee & Shin's Tables II and III "
+                            "in dedicated mode")
     _sweep_options(again)
     _load_basis_option(again)
     again.set_defaults(func=cmd_reproduce)

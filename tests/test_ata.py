@@ -151,3 +151,16 @@ def test_frs_takes_m_plus_1_startups_and_n_minus_1_packet_times(m):
     run = frs_ata(defaults().with_values(topology={"kind": "hypercube", "dimension": m}), 2)
     assert run.completion_cycles == (m + 1) * S + (2 ** m - 1) * R * 48 and run.contention_free
     assert run.copies_per_node_min == run.copies_per_node_max == m  # m (N - 1) packets' bytes per node
+
+
+def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "harts.cli", "reproduce", "--paper", "001", "--results",
+                          str(tmp_path)], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert "| IHC | Q8 |" in out
+    import csv
+    rows = list(csv.DictReader((tmp_path / "paper001" / "tables.csv").open()))
+    assert (tmp_path / "paper001" / "tables.md").read_text().count("\n") == len(rows) + 2
+    assert {r["algorithm"] for r in rows} == {"ihc", "ks", "vrs", "frs"}
+    for algorithm in ("ihc", "ks", "vrs", "frs"):  # two sizes or more each
+        assert len({r["network"] for r in rows if r["algorithm"] == algorithm}) >= 2
+    assert all(r["engine_cycles"] == r["best_case_cycles"] and r["contention_free"] == "True" for r in rows)

@@ -1,0 +1,79 @@
+"""Paper 001's Tables II and III on the engine: every algorithm on two or more sizes of each network it runs
+on, in dedicated mode at mu = 2, the completion time beside the paper's formulas evaluated with the
+calibrated S, r and d (tau_S = S, alpha = d, mu alpha = rM). Writes tables.csv and tables.md.
+
+Table II is the general formula; the engine's "best case" column uses the exact counts of each path
+(they differ from the printed ones for KS-ATA and VRS-ATA, EXPERIMENTS.md). Table III is Table II with
+eta = mu = 2 and mu alpha written as 2 alpha; since the engine's packet time rM (8 cycles at M = 48) is
+the 2 alpha = 10 cycles less the idle gap, Table III's values are what the printed rows give with
+tau_S = S and alpha = d.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ...config import defaults
+from ..sweep import write_csv
+from .ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata
+
+MU = 2
+CASES = (
+    ("ihc", {"kind": "hex", "size": 3}), ("ihc", {"kind": "hex", "size": 6}),
+    ("ihc", {"kind": "torus", "dims": [4, 4]}), ("ihc", {"kind": "torus", "dims": [8, 8]}),
+    ("ihc", {"kind": "hypercube", "dimension": 4}), ("ihc", {"kind": "hypercube", "dimension": 8}),
+    ("ks", {"kind": "hex", "size": 3}), ("ks", {"kind": "hex", "size": 5}), ("ks", {"kind": "hex", "size": 7}),
+    ("vrs", {"kind": "hypercube", "dimension": 4}), ("vrs", {"kind": "hypercube", "dimension": 8}),
+    ("frs", {"kind": "hypercube", "dimension": 4}), ("frs", {"kind": "hypercube", "dimension": 8}),
+)
+
+
+def table_three(algorithm: str, n: int, S, d) -> float:
+    """Table III (eta = mu = 2) as printed, with tau_S = S and alpha = d."""
+    log_n = math.log2(n)
+    if algorithm == "ihc":
+        return float(2 * S + 2 * n * d)
+    if algorithm == "ks":
+        return float(n * (3 * (S + 2 * d) + (2 * math.sqrt((n - 1) / 3) - 5) * d))
+    if algorithm == "vrs":
+        return float(n * ((log_n - 1) * (S + 2 * d) + 2 * d))
+    return float((log_n + 1) * S + 2 * (n - 1) * d)
+
+
+def run_case(algorithm: str, spec: dict):
+    config = defaults().with_values(topology=spec)
+    if algorithm == "ihc":
+        from ...network import node_count
+        return ihc(config, default_eta(node_count(spec), MU), MU)
+    return {"ks": ks_ata, "vrs": vrs_ata, "frs": frs_ata}[algorithm](config, MU)
+
+
+def tables(results: Path) -> list[dict]:
+    rows = []
+    for algorithm, spec in CASES:
+        run = run_case(algorithm, spec)
+        rows.append({
+            "algorithm": algorithm, "network": run.topology, "nodes": run.nodes, "eta": run.eta or "",
+            "mu": run.mu, "length_bytes": run.length, "engine_cycles": float(run.completion_cycles),
+            "best_case_cycles": float(run.formula_cycles),
+            "table_2_cycles": (run.printed_formula_cycles if run.printed_formula_cycles is not None
+                               else float(run.formula_cycles)),
+            "table_3_cycles": table_three(algorithm, run.nodes, run.S, run.d) if run.eta in (None, 2) else "",
+            "contention_free": run.contention_free, "copies_per_node": run.copies_per_node_min,
+        })
+    out = results / "paper001"
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(rows, out / "tables.csv")
+    (out / "tables.md").write_text(markdown(rows))
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    head = ("| algorithm | network | N | eta | M | engine | best case | Table II | Table III | contention-free "
+            "| copies |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+    return head + "".join(
+        f"| {r['algorithm'].upper()} | {r['network']} | {r['nodes']} | {r['eta'] or '-'} | {r['length_bytes']} | "
+        f"{r['engine_cycles']:g} | {r['best_case_cycles']:g} | {r['table_2_cycles']:.1f} | "
+        f"{format(r['table_3_cycles'], '.1f') if r['table_3_cycles'] != '' else '-'} | "
+        f"{'yes' if r['contention_free'] else 'no'} | {r['copies_per_node']} |\n" for r in rows)
