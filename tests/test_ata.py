@@ -164,3 +164,66 @@ def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
     for algorithm in ("ihc", "ks", "vrs", "frs"):  # two sizes or more each
         assert len({r["network"] for r in rows if r["algorithm"] == algorithm}) >= 2
     assert all(r["engine_cycles"] == r["best_case_cycles"] and r["contention_free"] == "True" for r in rows)
+
+
+# Faults: IHC's copies follow the directed Hamiltonian cycles (MODEL.md, "Paper 001")
+SMALLEST = [({"kind": "hex", "size": 3}, 19, [1, 7]), ({"kind": "torus", "dims": [4, 4]}, 2, [1, 3]),
+            ({"kind": "hypercube", "dimension": 4}, 2, [1, 2])]
+
+
+def model_copies(spec, crashed):
+    """Copies of u's message at v: the directed cycles whose path from u to v avoids every crashed node."""
+    from harts.network import build_topology
+    from harts.network.hamiltonian import directed_cycles
+    from harts.reference.ihc import copy_path
+
+    topology = build_topology(spec)
+    cycles = directed_cycles(topology)
+    n = topology.n_nodes
+    return {(u, v): sum(not set(copy_path(c, u, v)) & set(crashed) for c in cycles)
+            for u in range(n) for v in range(n) if u != v and u not in crashed and v not in crashed}
+
+
+@pytest.mark.parametrize("spec, eta, crashed", SMALLEST, ids=["hex", "torus", "hypercube"])
+def test_crashed_nodes_stop_exactly_the_copies_whose_cycle_path_they_lie_on(spec, eta, crashed):
+    run = ihc(defaults().with_values(topology=spec, faults__crashed=crashed), eta, 2)
+    expected = model_copies(spec, crashed)
+    assert all(run.copies[v, u] == k for (u, v), k in expected.items())
+    assert sum(k == 0 for k in expected.values()) > 0  # two crashes cut some pair off entirely
+
+
+@pytest.mark.parametrize("spec, eta, _", SMALLEST, ids=["hex", "torus", "hypercube"])
+def test_any_one_crashed_node_leaves_every_pair_half_its_copies_on_the_engine(spec, eta, _):
+    """Exhaustive over the crashed node: it lies on at most one of the two arcs of each undirected cycle."""
+    from harts.network import node_count
+
+    n = node_count(spec)
+    for crashed in range(n):
+        run = ihc(defaults().with_values(topology=spec, faults__crashed=[crashed]), eta, 2)
+        alive = [x for x in range(n) if x != crashed]
+        worst = min(int(run.copies[v, u]) for u in alive for v in alive if u != v)
+        assert worst >= run.gamma // 2, (crashed, worst)
+
+
+def test_all_two_crash_sets_on_e3_stop_the_copies_the_model_says():
+    """Exhaustive over the 171 pairs of crashed nodes of H_3, on the engine."""
+    from itertools import combinations
+
+    for crashed in combinations(range(19), 2):
+        run = ihc(defaults().with_values(topology={"kind": "hex", "size": 3}, faults__crashed=list(crashed)), 19, 2)
+        expected = model_copies({"kind": "hex", "size": 3}, list(crashed))
+        assert all(run.copies[v, u] == k for (u, v), k in expected.items()), crashed
+
+
+def test_one_byzantine_node_can_alter_half_the_copies_so_majority_cannot_decide():
+    """Node 8 of H_3 lies on 3 of the 6 cycle paths from 0 to 1: floor((6-1)/2) = 2 Byzantine nodes are
+    not tolerated, nor is one, for that pair."""
+    run = ihc(defaults().with_values(topology={"kind": "hex", "size": 3},
+                                     faults__byzantine=[{"node": 8, "behaviour": "alter"}]), 19, 2)
+    assert run.copies[1, 0] == 6 and run.true_copies[1, 0] == 3
+    from harts.network import build_topology
+    from harts.network.hamiltonian import directed_cycles
+    from harts.reference.ihc import copy_path
+
+    cycles = directed_cycles(build_topology({"kind": "hex", "size": 3}))
+    assert sum(8 in copy_path(cycle, 0, 1) for cycle in cycles) == 3

@@ -12,7 +12,7 @@ started eta >= mu hops apart never wait for a transmitter.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -52,9 +52,11 @@ class AtaRun:
     eta: int | None = None  # IHC only
     overlapped: bool = False
     printed_formula_cycles: float | None = None  # Table II as printed, where its counts differ
+    copies: np.ndarray | None = field(default=None, repr=False)  # [node, source]: copies delivered
+    true_copies: np.ndarray | None = field(default=None, repr=False)  # ... of them with the source's value
 
     def as_dict(self) -> dict:
-        out = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in self.__dict__.items()}
+        out = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in self.__dict__.items() if k not in ("copies", "true_copies")}
         out["exact"] = self.completion_cycles == self.formula_cycles
         return out
 
@@ -74,6 +76,13 @@ def on_controller(config: Config, program: str, microcode: str) -> Config:
                                                       port_count(config.topology_spec)))
 
 
+def fault_free(config: Config) -> Config:
+    """The same network without faults: what S, r and d are calibrated on."""
+    return config.with_values(faults__crashed=[], faults__byzantine=[], faults__dead_links=[],
+                              faults__random_crashed=0, faults__random_byzantine=0, faults__random_dead_links=0,
+                              faults__corruption_probability=0.0)
+
+
 def packet_length(mu: int, d: Fraction, config: Config) -> int:
     """mu FIFO lengths in bytes: whole cycles that, with the idle gap after them, fit in mu x d cycles."""
     bpc = config.bytes_per_cycle
@@ -90,7 +99,7 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
     formula time tau_S + mu alpha + (N-2) alpha; overlapped, the stages run from eta-1 down to 0 and each
     starts (mu-1) alpha earlier (section VI-A), which saves (mu-1)^2 alpha when eta = mu."""
     config = on_controller(config, "ihc", "ihc")
-    timing = calibrate(config)
+    timing = calibrate(fault_free(config))
     length = packet_length(mu, timing.d, config) if length is None else length
     sim = Simulation(config)
     topology = sim.topology
@@ -192,6 +201,7 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
     n = sim.topology.n_nodes
     dl = result.deliveries
     completion = Fraction(int(dl[S.DL_TICK].max()), result.bytes_per_cycle)
+    copies = true_copies = None
     if merged:
         # merged messages carry many packets: count packets by bytes, per node, over the N - 1 sources
         received = np.bincount(dl[S.DL_NODE], weights=dl[S.DL_LENGTH], minlength=n)
@@ -201,9 +211,12 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
         copies = np.zeros((n, n), dtype=np.int64)
         np.add.at(copies, (dl[S.DL_NODE], traffic.source[dl[S.DL_ORIGIN]]), 1)
         off_diagonal = copies[~np.eye(n, dtype=bool)]
+        true = (dl[S.DL_VALUE] == S.VALUE_TRUE) & (dl[S.DL_CORRUPT] == 0)
+        true_copies = np.zeros((n, n), dtype=np.int64)
+        np.add.at(true_copies, (dl[S.DL_NODE, true], traffic.source[dl[S.DL_ORIGIN, true]]), 1)
     return AtaRun(algorithm, sim.topology.name, n, gamma, mu, length, timing.S, timing.r, timing.d, completion,
                   formula, bool(result.summary()["contention_free"]), int(off_diagonal.min()),
-                  int(off_diagonal.max()), _first_contention(result, traffic), **extra)
+                  int(off_diagonal.max()), _first_contention(result, traffic), copies=copies, true_copies=true_copies, **extra)
 
 
 def _first_contention(result, traffic) -> str | None:
