@@ -243,11 +243,12 @@ def cmd_figure(args) -> int:
 
 def cmd_reproduce(args) -> int:
     if args.paper == "001":
-        from .experiments.lee_shin.tables import markdown, tables
+        from .experiments.lee_shin.tables import markdown, tables, worst_case_markdown
         started = time.perf_counter()
-        rows = tables(Path(args.results))
+        rows, worst = tables(Path(args.results))
         print(markdown(rows), end="")
-        print(f"wrote {args.results}/paper001/tables.csv and tables.md; wall time "
+        print(worst_case_markdown(worst), end="")
+        print(f"wrote {args.results}/paper001/tables.csv, tables.md, worst_case.csv and worst_case.md; wall time "
               f"{time.perf_counter() - started:.0f} s")
         return 0
     return _figures(args, [10, 11, 12, 13, 14])
@@ -261,13 +262,17 @@ def cmd_ata(args) -> int:
     if args.algorithm != "ihc":
         if args.eta is not None or args.overlapped:
             raise InputError(f"harts ata: --eta and --overlapped are IHC's, not {args.algorithm.upper()}'s")
-        run = {"ks": ks_ata, "vrs": vrs_ata, "frs": frs_ata}[args.algorithm](config, args.mu, args.length)
+        if args.queueing is not None and args.algorithm != "frs":
+            raise InputError(f"harts ata: --queueing (the worst case) is run for ihc and frs, not "
+                             f"{args.algorithm}")
+        extra = {"queueing": args.queueing} if args.algorithm == "frs" else {}
+        run = {"ks": ks_ata, "vrs": vrs_ata, "frs": frs_ata}[args.algorithm](config, args.mu, args.length, **extra)
     else:
         eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
         if eta > nodes:
             raise InputError(f"harts ata: argument --eta: at most the {nodes} nodes of the network, got {eta}")
         try:
-            run = ihc(config, eta, args.mu, args.length, args.overlapped)
+            run = ihc(config, eta, args.mu, args.length, args.overlapped, args.queueing)
         except ValueError as exc:  # a network without a Hamiltonian decomposition
             raise InputError(f"harts ata: {exc}") from None
     data = run.as_dict()
@@ -275,10 +280,13 @@ def cmd_ata(args) -> int:
         print(json.dumps(data, indent=2))
         return 0
     how = (f"eta = {run.eta}, " if run.eta is not None else "") + f"mu = {run.mu}, M = {run.length} bytes"
+    worst = run.queueing is not None
     print(f"{run.algorithm.upper()} on {run.topology} ({run.nodes} nodes, gamma = {run.gamma}), {how}"
-          f"{', overlapped stages' if run.overlapped else ''}")
-    print(f"  completion {float(run.completion_cycles):g} cycles; best case with S = {run.S}, r = {run.r}, "
-          f"d = {run.d}: {float(run.formula_cycles):g} cycles ({'exact' if data['exact'] else 'differs'})"
+          f"{', overlapped stages' if run.overlapped else ''}"
+          f"{f', worst case: every hop stored, D = {run.queueing}' if worst else ''}")
+    print(f"  completion {float(run.completion_cycles):g} cycles; {'Table IV' if worst else 'best case'} with "
+          f"S = {run.S}, r = {run.r}, d = {run.d}: {float(run.formula_cycles):g} cycles "
+          f"({'exact' if data['exact'] else 'differs'})"
           + (f"; Table II as printed: {run.printed_formula_cycles:.1f}"
              if run.printed_formula_cycles is not None else ""))
     print(f"  contention-free: {run.contention_free}"
@@ -517,6 +525,8 @@ def build_parser() -> argparse.ArgumentParser:
     ata.add_argument("--length", type=_positive_int, help="packet length in bytes (default: from --mu)")
     ata.add_argument("--overlapped", action="store_true",
                      help="start each stage (mu-1) alpha early, stages in reverse order (section VI-A)")
+    ata.add_argument("--queueing", type=_non_negative_int, metavar="D",
+                     help="the worst case (section VI-B): every hop stored and forwarded, waiting D cycles more")
     ata.add_argument("--json", action="store_true")
     ata.set_defaults(func=cmd_ata)
 

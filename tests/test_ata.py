@@ -164,6 +164,25 @@ def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
     for algorithm in ("ihc", "ks", "vrs", "frs"):  # two sizes or more each
         assert len({r["network"] for r in rows if r["algorithm"] == algorithm}) >= 2
     assert all(r["engine_cycles"] == r["best_case_cycles"] and r["contention_free"] == "True" for r in rows)
+    worst = list(csv.DictReader((tmp_path / "paper001" / "worst_case.csv").open()))
+    ran = [r for r in worst if r["engine_cycles"] != ""]
+    assert {r["algorithm"] for r in ran} == {"ihc", "frs"}
+    assert all(float(r["engine_cycles"]) == float(r["longest_path_cycles"]) for r in ran)
+
+
+@pytest.mark.parametrize("spec, eta", [({"kind": "torus", "dims": [4, 4]}, 2), ({"kind": "hex", "size": 3}, 19)],
+                         ids=["torus", "hex"])
+@pytest.mark.parametrize("queueing", [0, 10])
+def test_ihc_worst_case_is_table_four(spec, eta, queueing):
+    """eta (N - 1)(tau_S + mu alpha + D): every hop stored and forwarded, each waiting D more."""
+    run = ihc(defaults().with_values(topology=spec), eta, 2, queueing=queueing)
+    assert run.completion_cycles == eta * (run.nodes - 1) * (S + R * 48 + queueing)
+    assert run.contention_free and run.copies_per_node_min == run.copies_per_node_max == run.gamma
+
+
+def test_frs_worst_case_adds_d_to_each_of_its_m_plus_1_startups():
+    run = frs_ata(defaults().with_values(topology={"kind": "hypercube", "dimension": 4}), 2, queueing=20)
+    assert run.completion_cycles == 5 * (S + 20) + 15 * R * 48
 
 
 # Faults: IHC's copies follow the directed Hamiltonian cycles (MODEL.md, "Paper 001")

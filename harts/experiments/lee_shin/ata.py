@@ -22,6 +22,7 @@ from ...controller import state as S
 from ...errors import InputError
 from ...network import port_count
 from ...network.hamiltonian import directed_cycles
+from ...np.ihc import STORE_AND_FORWARD
 from ...np.kandlur_shin import ALGORITHMS as KANDLUR_SHIN
 from ...reference.ihc import senders
 from ...reference.rs import rs_hops
@@ -51,6 +52,7 @@ class AtaRun:
     first_contention: str | None
     eta: int | None = None  # IHC only
     overlapped: bool = False
+    queueing: int | None = None  # D: the worst case, every hop stored and forwarded
     printed_formula_cycles: float | None = None  # Table II as printed, where its counts differ
     copies: np.ndarray | None = field(default=None, repr=False)  # [node, source]: copies delivered
     true_copies: np.ndarray | None = field(default=None, repr=False)  # ... of them with the source's value
@@ -94,12 +96,19 @@ def packet_length(mu: int, d: Fraction, config: Config) -> int:
     return length
 
 
-def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped: bool = False) -> AtaRun:
+def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped: bool = False,
+        queueing: int | None = None) -> AtaRun:
     """One IHC all-to-all broadcast in dedicated mode. Stage i starts when stage i - 1 has taken its
     formula time tau_S + mu alpha + (N-2) alpha; overlapped, the stages run from eta-1 down to 0 and each
-    starts (mu-1) alpha earlier (section VI-A), which saves (mu-1)^2 alpha when eta = mu."""
+    starts (mu-1) alpha earlier (section VI-A), which saves (mu-1)^2 alpha when eta = mu. With `queueing`
+    = D cycles, the worst case of section VI-B: every hop is stored and forwarded, and waits D more
+    (timing.bmu_setup_cycles + D), so a stage takes (N - 1)(S + rM + D)."""
     config = on_controller(config, "ihc", "ihc")
     timing = calibrate(fault_free(config))
+    if queueing is not None:
+        if overlapped:
+            raise InputError("the worst case stores every hop: its stages cannot overlap")
+        return _ihc_worst_case(config, timing, eta, mu, length, queueing)
     length = packet_length(mu, timing.d, config) if length is None else length
     sim = Simulation(config)
     topology = sim.topology
@@ -122,6 +131,29 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
     return run_schedule(sim, timing, "ihc", len(cycles), mu, length, formula,
                         initiations(*_in_time_order(create, source, 0, length, cycle_of, n - 1)),
                         eta=eta, overlapped=overlapped)
+
+
+def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int | None, queueing: int) -> AtaRun:
+    length = packet_length(mu, timing.d, config) if length is None else length
+    config = config.with_values(timing__bmu_setup_cycles=config["timing.bmu_setup_cycles"] + queueing)
+    sim = Simulation(config)
+    n = sim.topology.n_nodes
+    cycles = directed_cycles(sim.topology)
+    hop = timing.S + timing.r * length + queueing
+    stage = (n - 1) * hop
+    if stage.denominator != 1:
+        raise InputError(f"a stage takes {float(stage):g} cycles, not a whole number: choose a length that is a "
+                         f"multiple of {config.bytes_per_cycle} bytes")
+    create, source, cycle_of = [], [], []
+    for j, cycle in enumerate(cycles):
+        for i in range(eta):
+            for v in senders(cycle, eta, i):
+                create.append(int(i * stage))
+                source.append(int(v))
+                cycle_of.append(j)
+    traffic = initiations(*_in_time_order(create, source, STORE_AND_FORWARD, length, cycle_of, n - 1))
+    return run_schedule(sim, timing, "ihc", len(cycles), mu, length, eta * stage, traffic, eta=eta,
+                        queueing=queueing)
 
 
 def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
@@ -168,19 +200,21 @@ def vrs_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
                         printed_formula_cycles=float(printed))
 
 
-def frs_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
+def frs_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
     """FRS (Fraigniaud): all nodes run RS at once, store-and-forward, merging per link and step; its time is
-    (log2 N + 1) tau_S + (N - 1) mu alpha, here (m + 1) S + (N - 1) rM."""
+    (log2 N + 1) tau_S + (N - 1) mu alpha, here (m + 1) S + (N - 1) rM. With `queueing` = D, every step
+    waits D more (Table IV: D is added to tau_S)."""
     if config.topology_spec["kind"] != "hypercube":
         raise InputError("FRS runs on the hypercube only (Fraigniaud's algorithm)")
     config = on_controller(config, "frs", "harts")
     timing = calibrate(config)
     length = packet_length(mu, timing.d, config) if length is None else length
-    sim = Simulation(config)
+    delay = queueing or 0
+    sim = Simulation(config.with_values(timing__bmu_setup_cycles=config["timing.bmu_setup_cycles"] + delay))
     n_nodes, m = sim.topology.n_nodes, int(config.topology_spec["dimension"])
     traffic = initiations(*_in_time_order([0] * n_nodes, list(range(n_nodes)), 0, length, 0, 0))
-    formula = (m + 1) * timing.S + (n_nodes - 1) * timing.r * length
-    return run_schedule(sim, timing, "frs", m, mu, length, formula, traffic, merged=True)
+    formula = (m + 1) * (timing.S + delay) + (n_nodes - 1) * timing.r * length
+    return run_schedule(sim, timing, "frs", m, mu, length, formula, traffic, merged=True, queueing=queueing)
 
 
 def _in_time_order(create, source, argument, length, direction, distance):

@@ -1,6 +1,7 @@
-"""Paper 001's Tables II and III on the engine: every algorithm on two or more sizes of each network it runs
-on, in dedicated mode at mu = 2, the completion time beside the paper's formulas evaluated with the
-calibrated S, r and d (tau_S = S, alpha = d, mu alpha = rM). Writes tables.csv and tables.md.
+"""Paper 001's Tables II, III and IV on the engine: every algorithm on two or more sizes of each network it
+runs on, at mu = 2, the completion time beside the paper's formulas evaluated with the calibrated S, r and
+d (tau_S = S, alpha = d, mu alpha = rM). Writes tables.csv and tables.md (dedicated mode, Tables II and
+III) and worst_case.csv and worst_case.md (Table IV: every hop stored and forwarded, queueing delay D).
 
 Table II is the general formula; the engine's "best case" column uses the exact counts of each path
 (they differ from the printed ones for KS-ATA and VRS-ATA, EXPERIMENTS.md). Table III is Table II with
@@ -66,7 +67,63 @@ def tables(results: Path) -> list[dict]:
     out.mkdir(parents=True, exist_ok=True)
     write_csv(rows, out / "tables.csv")
     (out / "tables.md").write_text(markdown(rows))
+    worst = worst_case_rows()
+    write_csv(worst, out / "worst_case.csv")
+    (out / "worst_case.md").write_text(worst_case_markdown(worst))
+    return rows, worst
+
+
+QUEUEING = (0, 20)  # D, cycles
+
+
+def table_four(algorithm: str, n: int, S, r, d, length: int, D: int) -> float:
+    """Table IV as printed, with tau_S = S, mu alpha = rM."""
+    hop = S + r * length + D
+    log_n = math.log2(n)
+    if algorithm == "ihc":
+        raise ValueError("IHC's row needs eta: see worst_case_rows")
+    if algorithm == "ks":
+        return float(n * (2 * math.sqrt((n - 1) / 3) - 2) * hop)
+    if algorithm == "vrs":
+        return float(n * (log_n + 1) * hop)
+    return float((log_n + 1) * (S + D) + (n - 1) * r * length)
+
+
+def worst_case_rows() -> list[dict]:
+    """IHC and FRS on the engine with every hop stored and forwarded; KS-ATA and VRS-ATA from their
+    longest paths (2n - 2 and m + 1 hops), not yet run on the engine."""
+    rows = []
+    for algorithm, spec in CASES:
+        config = defaults().with_values(topology=spec)
+        for D in QUEUEING:
+            if algorithm == "ihc":
+                from ...network import node_count
+                eta = default_eta(node_count(spec), MU)
+                run = ihc(config, eta, MU, queueing=D)
+                printed = float(eta * (run.nodes - 1) * (run.S + run.r * run.length + D))
+                engine, best, nodes, name = float(run.completion_cycles), float(run.formula_cycles), run.nodes, run.topology
+            elif algorithm == "frs":
+                run = frs_ata(config, MU, queueing=D)
+                printed = table_four("frs", run.nodes, run.S, run.r, run.d, run.length, D)
+                engine, best, nodes, name = float(run.completion_cycles), float(run.formula_cycles), run.nodes, run.topology
+            else:
+                reference = run_case(algorithm, spec)  # for S, r, d, M and N
+                nodes, name = reference.nodes, reference.topology
+                hops = (2 * spec["size"] - 2) if algorithm == "ks" else spec["dimension"] + 1
+                best = float(nodes * hops * (reference.S + reference.r * reference.length + D))
+                printed = table_four(algorithm, nodes, reference.S, reference.r, reference.d, reference.length, D)
+                engine = ""
+            rows.append({"algorithm": algorithm, "network": name, "nodes": nodes, "queueing_D": D,
+                         "engine_cycles": engine, "longest_path_cycles": best, "table_4_cycles": printed})
     return rows
+
+
+def worst_case_markdown(rows: list[dict]) -> str:
+    head = "| algorithm | network | N | D | engine | longest path | Table IV |\n|---|---|---|---|---|---|---|\n"
+    return head + "".join(
+        f"| {r['algorithm'].upper()} | {r['network']} | {r['nodes']} | {r['queueing_D']} | "
+        f"{format(r['engine_cycles'], 'g') if r['engine_cycles'] != '' else 'not run yet'} | "
+        f"{r['longest_path_cycles']:g} | {r['table_4_cycles']:.1f} |\n" for r in rows)
 
 
 def markdown(rows: list[dict]) -> str:
