@@ -245,10 +245,12 @@ def cmd_reproduce(args) -> int:
     if args.paper == "001":
         from .experiments.lee_shin.tables import markdown, tables, worst_case_markdown
         started = time.perf_counter()
+        from .experiments.lee_shin.load import load_sweep
         rows, worst = tables(Path(args.results))
         print(markdown(rows), end="")
         print(worst_case_markdown(worst), end="")
-        print(f"wrote {args.results}/paper001/tables.csv, tables.md, worst_case.csv and worst_case.md; wall time "
+        load_sweep(Path(args.results))
+        print(f"wrote {args.results}/paper001/: tables, worst_case (.csv, .md), load.csv and load.png; wall time "
               f"{time.perf_counter() - started:.0f} s")
         return 0
     return _figures(args, [10, 11, 12, 13, 14])

@@ -168,6 +168,17 @@ def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
     ran = [r for r in worst if r["engine_cycles"] != ""]
     assert {r["algorithm"] for r in ran} == {"ihc", "frs"}
     assert all(float(r["engine_cycles"]) == float(r["longest_path_cycles"]) for r in ran)
+    load = list(csv.DictReader((tmp_path / "paper001" / "load.csv").open()))
+    assert (tmp_path / "paper001" / "load.png").read_bytes()[:4] == b"\x89PNG"
+    for row in load:  # every copy arrives; never faster than the dedicated best case, which rho = 0 is
+        assert int(row["copies_per_node_min"]) >= 4
+        assert float(row["cycles"]) >= float(row["best_case_cycles"])
+        if float(row["background_load"]) == 0:
+            assert float(row["cycles"]) == float(row["best_case_cycles"])
+    for network, algorithm in {(r["network"], r["algorithm"]) for r in load}:
+        mine = {float(r["background_load"]): float(r["cycles"]) for r in load
+                if (r["network"], r["algorithm"]) == (network, algorithm)}
+        assert mine[0.5] > mine[0.0], (network, algorithm)
 
 
 @pytest.mark.parametrize("spec, eta", [({"kind": "torus", "dims": [4, 4]}, 2), ({"kind": "hex", "size": 3}, 19)],

@@ -28,7 +28,7 @@ from ...reference.ihc import senders
 from ...reference.rs import rs_hops
 from ...simulation import Simulation
 from ...tools.calibrate import calibrate
-from ...traffic import initiations
+from ...traffic import Traffic, build_traffic, initiations
 
 ALGORITHMS = ("ihc", "ks", "vrs", "frs")
 
@@ -229,12 +229,19 @@ def _in_time_order(create, source, argument, length, direction, distance):
 
 def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, length: int, formula: Fraction,
                  traffic, merged: bool = False, **extra) -> AtaRun:
-    """Run an all-to-all schedule on an idle network and read back its completion and copies (`merged`:
-    messages carry several packets, counted by their bytes)."""
+    """Run an all-to-all schedule and read back its completion and copies (`merged`: messages carry several
+    packets, counted by their bytes). With uniform traffic in the config (the paper's rho > 0), the
+    schedule starts at run.warmup_cycles over that background, and only its own copies are counted."""
+    start = 0
+    if sim.config["traffic.uniform.load"] > 0:
+        start = sim.config["run.warmup_cycles"]
+        own = Traffic(**{**traffic.__dict__, "create": traffic.create + start})
+        traffic = Traffic.concatenate([own, *build_traffic(sim.config, sim.topology).chunks()])
     result = sim.run(traffic)
     n = sim.topology.n_nodes
     dl = result.deliveries
-    completion = Fraction(int(dl[S.DL_TICK].max()), result.bytes_per_cycle)
+    dl = dl[:, traffic.kind[dl[S.DL_ORIGIN]] == S.TRAFFIC_INITIATE]
+    completion = Fraction(int(dl[S.DL_TICK].max()), result.bytes_per_cycle) - start
     copies = true_copies = None
     if merged:
         # merged messages carry many packets: count packets by bytes, per node, over the N - 1 sources
@@ -249,13 +256,12 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
         true_copies = np.zeros((n, n), dtype=np.int64)
         np.add.at(true_copies, (dl[S.DL_NODE, true], traffic.source[dl[S.DL_ORIGIN, true]]), 1)
     return AtaRun(algorithm, sim.topology.name, n, gamma, mu, length, timing.S, timing.r, timing.d, completion,
-                  formula, bool(result.summary()["contention_free"]), int(off_diagonal.min()),
-                  int(off_diagonal.max()), _first_contention(result, traffic), copies=copies, true_copies=true_copies, **extra)
+                  formula, not (dl[S.DL_CONTENTION] != 0).any(), int(off_diagonal.min()), int(off_diagonal.max()),
+                  _first_contention(result, dl, traffic), copies=copies, true_copies=true_copies, **extra)
 
 
-def _first_contention(result, traffic) -> str | None:
-    """Where the first copy that waited for something was delivered, and what it waited for."""
-    dl = result.deliveries
+def _first_contention(result, dl, traffic) -> str | None:
+    """Where the first of the copies `dl` that waited for something was delivered, and what it waited for."""
     waited = np.nonzero(dl[S.DL_CONTENTION] != 0)[0]
     if len(waited) == 0:
         return None
