@@ -516,7 +516,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
                                       "its Table II formula")
-    ata.add_argument("--algorithm", choices=["ihc", "ks", "vrs", "frs"], default="ihc",
+    from .experiments.lee_shin.ata import ALGORITHMS as ATA_ALGORITHMS
+    ata.add_argument("--algorithm", choices=ATA_ALGORITHMS, default="ihc",
                      help="ihc (any network with a decomposition), ks (KS-ATA: 6-BCAST from each node in "
                           "turn, hexagonal mesh), vrs (VRS-ATA: cut-through RS from each node in turn, "
                           "hypercube) or frs (Fraigniaud: store-and-forward, merged, hypercube)")

@@ -1,6 +1,6 @@
-"""All-to-all reliable broadcast of paper 001 (Lee & Shin 1994) on the engine, in dedicated mode (no other
-traffic): IHC, KS-ATA and VRS-ATA, each against its Table II formula evaluated with the engine's
-calibrated S, r and d.
+"""All-to-all reliable broadcast of paper 001 (Lee & Shin 1994) on the engine: IHC, KS-ATA, VRS-ATA and
+FRS, in dedicated mode against their Table II formulas evaluated with the engine's calibrated S, r and d,
+in the worst case (every hop stored, queueing delay D) against Table IV, and over background traffic.
 
 The paper's symbols map onto the engine's latency model S + rM + (h-1)d (MODEL.md, "Paper 001"):
 tau_S + mu alpha = S + rM (a packet's start-up and transmission), alpha = d (one cut-through). A packet
@@ -58,7 +58,8 @@ class AtaRun:
     true_copies: np.ndarray | None = field(default=None, repr=False)  # ... of them with the source's value
 
     def as_dict(self) -> dict:
-        out = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in self.__dict__.items() if k not in ("copies", "true_copies")}
+        out = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in self.__dict__.items()
+               if k not in ("copies", "true_copies")}
         out["exact"] = self.completion_cycles == self.formula_cycles
         return out
 
