@@ -120,12 +120,9 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
     create, source, cycle_of = [], [], []
     for j, cycle in enumerate(cycles):
         for i in range(eta):
-            start = (eta - 1 - i if overlapped else i) * step
-            if start.denominator != 1:
-                raise InputError(f"a stage takes {float(step):g} cycles, not a whole number: choose a length "
-                                 f"that is a multiple of {config.bytes_per_cycle} bytes")
+            start = _whole((eta - 1 - i if overlapped else i) * step, "a stage", config)
             for v in senders(cycle, eta, i):
-                create.append(int(start))
+                create.append(start)
                 source.append(int(v))
                 cycle_of.append(j)
     formula = eta * stage - ((mu - 1) ** 2 * timing.d if overlapped else 0)
@@ -142,9 +139,7 @@ def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int | Non
     cycles = directed_cycles(sim.topology)
     hop = timing.S + timing.r * length + queueing
     stage = (n - 1) * hop
-    if stage.denominator != 1:
-        raise InputError(f"a stage takes {float(stage):g} cycles, not a whole number: choose a length that is a "
-                         f"multiple of {config.bytes_per_cycle} bytes")
+    _whole(stage, "a stage", config)
     create, source, cycle_of = [], [], []
     for j, cycle in enumerate(cycles):
         for i in range(eta):
@@ -168,11 +163,7 @@ def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     sim = Simulation(config)
     n_nodes, side = sim.topology.n_nodes, int(config.topology_spec["size"])
     one = 3 * (timing.S + timing.r * length) + (2 * side - 5) * timing.d
-    if one.denominator != 1:
-        raise InputError(f"a broadcast takes {float(one):g} cycles, not a whole number: choose a length that is a "
-                         f"multiple of {config.bytes_per_cycle} bytes")
-    traffic = initiations(*_in_time_order([k * int(one) for k in range(n_nodes)], list(range(n_nodes)),
-                                          KANDLUR_SHIN["6bcast"], length, 0, 0))
+    traffic = _one_at_a_time(n_nodes, _whole(one, "a broadcast", config), KANDLUR_SHIN["6bcast"], length)
     # Table II's count of cut-throughs, 2 sqrt((N-1)/3) - 5, is a lower bound on the 2n - 5 of the text
     printed = n_nodes * (3 * (timing.S + timing.r * length) + (2 * math.sqrt((n_nodes - 1) / 3) - 5) * timing.d)
     return run_schedule(sim, timing, "ks", 6, mu, length, n_nodes * one, traffic,
@@ -190,11 +181,7 @@ def vrs_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     sim = Simulation(config)
     n_nodes, m = sim.topology.n_nodes, int(config.topology_spec["dimension"])
     one = max(h.transmissions * (timing.S + timing.r * length) + h.cut_throughs * timing.d for h in rs_hops(m))
-    if one.denominator != 1:
-        raise InputError(f"a broadcast takes {float(one):g} cycles, not a whole number: choose a length that is a "
-                         f"multiple of {config.bytes_per_cycle} bytes")
-    traffic = initiations(*_in_time_order([k * int(one) for k in range(n_nodes)], list(range(n_nodes)), 0,
-                                          length, 0, 0))
+    traffic = _one_at_a_time(n_nodes, _whole(one, "a broadcast", config), 0, length)
     # Table II/III: (log2 N - 1) store-and-forward operations and 2 cut-throughs per broadcast
     printed = n_nodes * ((m - 1) * (timing.S + timing.r * length) + 2 * timing.d)
     return run_schedule(sim, timing, "vrs", m, mu, length, n_nodes * one, traffic,
@@ -216,6 +203,20 @@ def frs_ata(config: Config, mu: int, length: int | None = None, queueing: int | 
     traffic = initiations(*_in_time_order([0] * n_nodes, list(range(n_nodes)), 0, length, 0, 0))
     formula = (m + 1) * (timing.S + delay) + (n_nodes - 1) * timing.r * length
     return run_schedule(sim, timing, "frs", m, mu, length, formula, traffic, merged=True, queueing=queueing)
+
+
+def _whole(cycles: Fraction, what: str, config: Config) -> int:
+    """A schedule's start time, which must be a whole cycle (initiations are given in cycles)."""
+    if cycles.denominator != 1:
+        raise InputError(f"{what} takes {float(cycles):g} cycles, not a whole number: choose a length that is a "
+                         f"multiple of {config.bytes_per_cycle} bytes")
+    return int(cycles)
+
+
+def _one_at_a_time(n_nodes: int, period: int, argument: int, length: int) -> Traffic:
+    """Node k starts its reliable broadcast at k x period: each in turn (section V)."""
+    return initiations(*_in_time_order([k * period for k in range(n_nodes)], list(range(n_nodes)), argument,
+                                       length, 0, 0))
 
 
 def _in_time_order(create, source, argument, length, direction, distance):
