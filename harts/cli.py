@@ -257,7 +257,14 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_ata(args) -> int:
-    from .experiments.lee_shin.ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata
+    from .experiments.lee_shin.ata import (
+        default_eta,
+        frs_ata,
+        ihc,
+        ks_ata,
+        vrs_ata,
+        vsq_ata,
+    )
     from .network import node_count
     config = _config(args.config)
     nodes = node_count(config.topology_spec)
@@ -268,7 +275,8 @@ def cmd_ata(args) -> int:
             raise InputError(f"harts ata: --queueing (the worst case) is run for ihc and frs, not "
                              f"{args.algorithm}")
         extra = {"queueing": args.queueing} if args.algorithm == "frs" else {}
-        run = {"ks": ks_ata, "vrs": vrs_ata, "frs": frs_ata}[args.algorithm](config, args.mu, args.length, **extra)
+        run = {"ks": ks_ata, "vsq": vsq_ata, "vrs": vrs_ata, "frs": frs_ata}[args.algorithm](
+            config, args.mu, args.length, **extra)
     else:
         eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
         if eta > nodes:
@@ -519,8 +527,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .experiments.lee_shin.ata import ALGORITHMS as ATA_ALGORITHMS
     ata.add_argument("--algorithm", choices=ATA_ALGORITHMS, default="ihc",
                      help="ihc (any network with a decomposition), ks (KS-ATA: 6-BCAST from each node in "
-                          "turn, hexagonal mesh), vrs (VRS-ATA: cut-through RS from each node in turn, "
-                          "hypercube) or frs (Fraigniaud: store-and-forward, merged, hypercube)")
+                          "turn, hexagonal mesh), vsq (VSQ-ATA, square torus of odd side), vrs (VRS-ATA: "
+                          "cut-through RS from each node in turn, hypercube) or frs (Fraigniaud: "
+                          "store-and-forward, merged, hypercube)")
     ata.add_argument("--config", help="YAML config: its topology (default: built-in defaults, E-5)")
     ata.add_argument("--eta", type=_positive_int, help="interleaving distance: stages (default: the smallest "
                                                        "eta >= mu that divides the number of nodes)")

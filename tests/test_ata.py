@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harts.config import defaults
-from harts.experiments.lee_shin.ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata
+from harts.experiments.lee_shin.ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata, vsq_ata
 from harts.reference.rs import rs_hops
 
 REPO = Path(__file__).resolve().parent.parent
@@ -160,8 +160,8 @@ def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
     import csv
     rows = list(csv.DictReader((tmp_path / "paper001" / "tables.csv").open()))
     assert (tmp_path / "paper001" / "tables.md").read_text().count("\n") == len(rows) + 2
-    assert {r["algorithm"] for r in rows} == {"ihc", "ks", "vrs", "frs"}
-    for algorithm in ("ihc", "ks", "vrs", "frs"):  # two sizes or more each
+    assert {r["algorithm"] for r in rows} == {"ihc", "ks", "vsq", "vrs", "frs"}
+    for algorithm in ("ihc", "ks", "vsq", "vrs", "frs"):  # two sizes or more each
         assert len({r["network"] for r in rows if r["algorithm"] == algorithm}) >= 2
     assert all(r["engine_cycles"] == r["best_case_cycles"] and r["contention_free"] == "True" for r in rows)
     worst = list(csv.DictReader((tmp_path / "paper001" / "worst_case.csv").open()))
@@ -257,3 +257,59 @@ def test_one_byzantine_node_can_alter_half_the_copies_so_majority_cannot_decide(
 
     cycles = directed_cycles(build_topology({"kind": "hex", "size": 3}))
     assert sum(8 in copy_path(cycle, 0, 1) for cycle in cycles) == 3
+
+
+# VSQ: the pattern is designed here (harts.reference.vsq), since the paper's Fig. 9 is missing
+@pytest.mark.parametrize("m", [3, 5, 7, 9, 11])
+def test_the_vsq_pattern_gives_four_node_disjoint_non_interfering_trees_on_odd_tori(m):
+    from harts.reference.vsq import check
+
+    assert check(m) == []
+
+
+def test_the_vsq_pattern_fails_on_even_tori_which_vsq_refuses():
+    from harts.reference.vsq import check
+
+    assert all(check(m) for m in (4, 6, 8))
+    with pytest.raises(Exception, match="square 2-D tori of odd side"):
+        vsq_ata(defaults().with_values(topology={"kind": "torus", "dims": [6, 6]}), 2)
+
+
+def test_one_vsq_broadcast_on_the_engine_uses_the_models_links_and_latency():
+    import numpy as np
+
+    from harts.controller import state as st
+    from harts.reference.vsq import legs, slowest, walk
+    from harts.simulation import Simulation
+    from harts.traffic import initiations
+
+    m = 5
+    config = defaults().with_values(topology={"kind": "torus", "dims": [m, m]}, np__program="vsq")
+    result = Simulation(config).run(initiations(np.array([0]), np.array([0]), 0, np.array([48])))
+    dl = result.deliveries
+    step = {0: (1, 0), 1: (0, 1), 2: (-1, 0), 3: (0, -1)}  # torus ports: +x, +y, -x, -y
+    engine = set()
+    for node, port in zip(dl[st.DL_NODE].tolist(), dl[st.DL_DIR].tolist()):
+        x, y = node % m, node // m
+        engine.add((((x - step[port][0]) % m, (y - step[port][1]) % m), (x, y)))
+    model = set()
+    for tree in range(4):
+        for a in range(m):
+            for b in range(m):
+                if (a, b) != (0, 0):
+                    at = (0, 0)
+                    for node, _ in walk(m, legs(m, tree, a, b)):
+                        model.add((at, node))
+                        at = node
+    assert engine == model and dl.shape[1] == 4 * (m * m - 1)
+    assert Fraction(int(dl[st.DL_TICK].max()), 6) == slowest(m, S, R, D, 48)
+    assert result.summary()["contention_free"]
+
+
+@pytest.mark.parametrize("m", [5, 7])
+def test_vsq_ata_is_n_vsq_broadcasts_of_three_packets(m):
+    run = vsq_ata(defaults().with_values(topology={"kind": "torus", "dims": [m, m]}), 2)
+    # 3 packets and 3(m - 3)/2 cut-throughs on the slowest path (0 > h east, h north, h east)
+    assert run.completion_cycles == m * m * (3 * (S + R * 48) + 3 * (m - 3) // 2 * D)
+    assert run.contention_free and run.copies_per_node_min == run.copies_per_node_max == 4
+    assert run.printed_formula_cycles == m * m * (3 * (S + R * 48) + (2 * m - 6) * D)

@@ -369,6 +369,7 @@ def test_reception_rule_is_checked_by_run_and_broadcast(capsys, tmp_path):
     (["ata", "--algorithm", "ks", "--config", "configs/torus_8x8.yaml"], "KS-ATA runs on the hexagonal mesh only"),
     (["ata", "--algorithm", "ks", "--overlapped"], "--eta and --overlapped are IHC's, not KS's"),
     (["ata", "--algorithm", "frs"], "FRS runs on the hypercube only"),
+    (["ata", "--algorithm", "vsq", "--config", "configs/torus_8x8.yaml"], "VSQ-ATA runs on square 2-D tori of odd side"),
     (["ata", "--algorithm", "ks", "--queueing", "5"], "--queueing (the worst case) is run for ihc and frs, not ks"),
     (["ata", "--queueing", "5", "--overlapped"], "the worst case stores every hop: its stages cannot overlap"),
     (["ata", "--queueing", "-1"], "argument --queueing: expected a non-negative integer, got '-1'"),

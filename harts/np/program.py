@@ -223,7 +223,7 @@ class Program:
     route_tables: Callable | None = None  # (topology) -> int64 (T, N): port of route table t at node v
 
 
-BUILT_IN = ("kandlur_shin", "ihc", "vrs", "frs")
+BUILT_IN = ("kandlur_shin", "ihc", "vrs", "frs", "vsq")
 
 
 def load_program(source: str | Path) -> Program:

@@ -26,11 +26,12 @@ from ...np.ihc import STORE_AND_FORWARD
 from ...np.kandlur_shin import ALGORITHMS as KANDLUR_SHIN
 from ...reference.ihc import senders
 from ...reference.rs import rs_hops
+from ...reference.vsq import slowest as vsq_slowest
 from ...simulation import Simulation
 from ...tools.calibrate import calibrate
 from ...traffic import Traffic, build_traffic, initiations
 
-ALGORITHMS = ("ihc", "ks", "vrs", "frs")
+ALGORITHMS = ("ihc", "ks", "vsq", "vrs", "frs")
 
 
 @dataclass
@@ -167,6 +168,26 @@ def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     # Table II's count of cut-throughs, 2 sqrt((N-1)/3) - 5, is a lower bound on the 2n - 5 of the text
     printed = n_nodes * (3 * (timing.S + timing.r * length) + (2 * math.sqrt((n_nodes - 1) / 3) - 5) * timing.d)
     return run_schedule(sim, timing, "ks", 6, mu, length, n_nodes * one, traffic,
+                        printed_formula_cycles=float(printed))
+
+
+def vsq_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
+    """VSQ-ATA (section V-C): every node in turn runs VSQ on the odd square torus (harts.reference.vsq), the
+    next starting when the previous one's best case has passed."""
+    spec = config.topology_spec
+    dims = spec.get("dims", [])
+    if spec["kind"] != "torus" or len(dims) != 2 or dims[0] != dims[1] or dims[0] % 2 == 0:
+        raise InputError("VSQ-ATA runs on square 2-D tori of odd side (harts.reference.vsq says why)")
+    config = on_controller(config, "vsq", "harts")
+    timing = calibrate(config)
+    length = packet_length(mu, timing.d, config) if length is None else length
+    sim = Simulation(config)
+    n_nodes, side = sim.topology.n_nodes, int(dims[0])
+    one = vsq_slowest(side, timing.S, timing.r, timing.d, length)
+    traffic = _one_at_a_time(n_nodes, _whole(one, "a broadcast", config), 0, length)
+    # Table II: 3 store-and-forward operations and 2 sqrt(N) - 6 cut-throughs per broadcast
+    printed = n_nodes * (3 * (timing.S + timing.r * length) + (2 * side - 6) * timing.d)
+    return run_schedule(sim, timing, "vsq", 4, mu, length, n_nodes * one, traffic,
                         printed_formula_cycles=float(printed))
 
 

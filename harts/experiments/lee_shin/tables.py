@@ -16,8 +16,9 @@ import math
 from pathlib import Path
 
 from ...config import defaults
+from ...reference.vsq import east_legs
 from ..sweep import write_csv
-from .ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata
+from .ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata, vsq_ata
 
 MU = 2
 CASES = (
@@ -25,6 +26,7 @@ CASES = (
     ("ihc", {"kind": "torus", "dims": [4, 4]}), ("ihc", {"kind": "torus", "dims": [8, 8]}),
     ("ihc", {"kind": "hypercube", "dimension": 4}), ("ihc", {"kind": "hypercube", "dimension": 8}),
     ("ks", {"kind": "hex", "size": 3}), ("ks", {"kind": "hex", "size": 5}), ("ks", {"kind": "hex", "size": 7}),
+    ("vsq", {"kind": "torus", "dims": [5, 5]}), ("vsq", {"kind": "torus", "dims": [7, 7]}),
     ("vrs", {"kind": "hypercube", "dimension": 4}), ("vrs", {"kind": "hypercube", "dimension": 8}),
     ("frs", {"kind": "hypercube", "dimension": 4}), ("frs", {"kind": "hypercube", "dimension": 8}),
 )
@@ -37,6 +39,8 @@ def table_three(algorithm: str, n: int, S, d) -> float:
         return float(2 * S + 2 * n * d)
     if algorithm == "ks":
         return float(n * (3 * (S + 2 * d) + (2 * math.sqrt((n - 1) / 3) - 5) * d))
+    if algorithm == "vsq":
+        return float(n * (3 * (S + 2 * d) + (2 * math.sqrt(n) - 6) * d))
     if algorithm == "vrs":
         return float(n * ((log_n - 1) * (S + 2 * d) + 2 * d))
     return float((log_n + 1) * S + 2 * (n - 1) * d)
@@ -47,7 +51,7 @@ def run_case(algorithm: str, spec: dict):
     if algorithm == "ihc":
         from ...network import node_count
         return ihc(config, default_eta(node_count(spec), MU), MU)
-    return {"ks": ks_ata, "vrs": vrs_ata, "frs": frs_ata}[algorithm](config, MU)
+    return {"ks": ks_ata, "vsq": vsq_ata, "vrs": vrs_ata, "frs": frs_ata}[algorithm](config, MU)
 
 
 def tables(results: Path) -> list[dict]:
@@ -84,14 +88,16 @@ def table_four(algorithm: str, n: int, S, r, d, length: int, D: int) -> float:
         raise ValueError("IHC's row needs eta: see worst_case_rows")
     if algorithm == "ks":
         return float(n * (2 * math.sqrt((n - 1) / 3) - 2) * hop)
+    if algorithm == "vsq":
+        return float(n * (2 * math.sqrt(n) - 3) * hop)
     if algorithm == "vrs":
         return float(n * (log_n + 1) * hop)
     return float((log_n + 1) * (S + D) + (n - 1) * r * length)
 
 
 def worst_case_rows() -> list[dict]:
-    """IHC and FRS on the engine with every hop stored and forwarded; KS-ATA and VRS-ATA from their
-    longest paths (2n - 2 and m + 1 hops), not yet run on the engine."""
+    """IHC and FRS on the engine with every hop stored and forwarded; KS-ATA, VSQ-ATA and VRS-ATA from their
+    longest paths, not yet run on the engine."""
     rows = []
     for algorithm, spec in CASES:
         config = defaults().with_values(topology=spec)
@@ -109,13 +115,23 @@ def worst_case_rows() -> list[dict]:
             else:
                 reference = run_case(algorithm, spec)  # for S, r, d, M and N
                 nodes, name = reference.nodes, reference.topology
-                hops = (2 * spec["size"] - 2) if algorithm == "ks" else spec["dimension"] + 1
+                hops = longest_path_hops(algorithm, spec)
                 best = float(nodes * hops * (reference.S + reference.r * reference.length + D))
                 printed = table_four(algorithm, nodes, reference.S, reference.r, reference.d, reference.length, D)
                 engine = ""
             rows.append({"algorithm": algorithm, "network": name, "nodes": nodes, "queueing_D": D,
                          "engine_cycles": engine, "longest_path_cycles": best, "table_4_cycles": printed})
     return rows
+
+
+def longest_path_hops(algorithm: str, spec: dict) -> int:
+    """Hops on the longest path of one broadcast: what the worst case stores and forwards."""
+    if algorithm == "ks":
+        return 2 * spec["size"] - 2  # 3 packets and 2n - 5 cut-throughs
+    if algorithm == "vsq":
+        m = spec["dims"][0]
+        return max(sum(k for _, k in east_legs(m, a, b)) for a in range(m) for b in range(m))
+    return spec["dimension"] + 1  # VRS: one hop per step
 
 
 def worst_case_markdown(rows: list[dict]) -> str:
