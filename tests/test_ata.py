@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from harts.config import defaults
-from harts.experiments.lee_shin.ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata, vsq_ata
+from harts.experiments.lee_shin.ata import (
+    default_eta,
+    frs_ata,
+    ihc,
+    ks_ata,
+    vrs_ata,
+    vsq_ata,
+)
 from harts.reference.rs import rs_hops
 
 REPO = Path(__file__).resolve().parent.parent
