@@ -257,14 +257,7 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_ata(args) -> int:
-    from .experiments.lee_shin.ata import (
-        default_eta,
-        frs_ata,
-        ihc,
-        ks_ata,
-        vrs_ata,
-        vsq_ata,
-    )
+    from .experiments.lee_shin.ata import BY_NAME, default_eta, ihc
     from .network import node_count
     config = _config(args.config)
     nodes = node_count(config.topology_spec)
@@ -275,8 +268,7 @@ def cmd_ata(args) -> int:
             raise InputError(f"harts ata: --queueing (the worst case) is run for ihc and frs, not "
                              f"{args.algorithm}")
         extra = {"queueing": args.queueing} if args.algorithm == "frs" else {}
-        run = {"ks": ks_ata, "vsq": vsq_ata, "vrs": vrs_ata, "frs": frs_ata}[args.algorithm](
-            config, args.mu, args.length, **extra)
+        run = BY_NAME[args.algorithm](config, args.mu, args.length, **extra)
     else:
         eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
         if eta > nodes:

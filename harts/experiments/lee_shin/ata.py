@@ -31,8 +31,6 @@ from ...simulation import Simulation
 from ...tools.calibrate import calibrate
 from ...traffic import Traffic, build_traffic, initiations
 
-ALGORITHMS = ("ihc", "ks", "vsq", "vrs", "frs")
-
 
 @dataclass
 class AtaRun:
@@ -80,6 +78,19 @@ def on_controller(config: Config, program: str, microcode: str) -> Config:
                                                       port_count(config.topology_spec)))
 
 
+def prepare(config: Config, program: str, microcode: str, mu: int, length: int | None):
+    """The config an algorithm runs on, the S, r, d calibrated on it without its faults, and the packet
+    length (mu FIFO lengths unless given)."""
+    config = on_controller(config, program, microcode)
+    timing = calibrate(fault_free(config))
+    return config, timing, packet_length(mu, timing.d, config) if length is None else length
+
+
+def queued(config: Config, queueing: int) -> Config:
+    """Every store-and-forward restart waits `queueing` = D cycles more: Table IV's queueing delay."""
+    return config.with_values(timing__bmu_setup_cycles=config["timing.bmu_setup_cycles"] + queueing)
+
+
 def fault_free(config: Config) -> Config:
     """The same network without faults: what S, r and d are calibrated on."""
     return config.with_values(faults__crashed=[], faults__byzantine=[], faults__dead_links=[],
@@ -105,13 +116,11 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
     starts (mu-1) alpha earlier (section VI-A), which saves (mu-1)^2 alpha when eta = mu. With `queueing`
     = D cycles, the worst case of section VI-B: every hop is stored and forwarded, and waits D more
     (timing.bmu_setup_cycles + D), so a stage takes (N - 1)(S + rM + D)."""
-    config = on_controller(config, "ihc", "ihc")
-    timing = calibrate(fault_free(config))
+    config, timing, length = prepare(config, "ihc", "ihc", mu, length)
     if queueing is not None:
         if overlapped:
             raise InputError("the worst case stores every hop: its stages cannot overlap")
         return _ihc_worst_case(config, timing, eta, mu, length, queueing)
-    length = packet_length(mu, timing.d, config) if length is None else length
     sim = Simulation(config)
     topology = sim.topology
     n = topology.n_nodes
@@ -132,9 +141,8 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
                         eta=eta, overlapped=overlapped)
 
 
-def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int | None, queueing: int) -> AtaRun:
-    length = packet_length(mu, timing.d, config) if length is None else length
-    config = config.with_values(timing__bmu_setup_cycles=config["timing.bmu_setup_cycles"] + queueing)
+def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int, queueing: int) -> AtaRun:
+    config = queued(config, queueing)
     sim = Simulation(config)
     n = sim.topology.n_nodes
     cycles = directed_cycles(sim.topology)
@@ -158,9 +166,7 @@ def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     previous one's best-case latency 3(S + rM) + (2n - 5)d has passed (paper 000, Table I)."""
     if config.topology_spec["kind"] != "hex":
         raise InputError("KS-ATA runs on the hexagonal mesh only (Kandlur & Shin's 6-BCAST)")
-    config = on_controller(config, "kandlur_shin", "harts")
-    timing = calibrate(config)
-    length = packet_length(mu, timing.d, config) if length is None else length
+    config, timing, length = prepare(config, "kandlur_shin", "harts", mu, length)
     sim = Simulation(config)
     n_nodes, side = sim.topology.n_nodes, int(config.topology_spec["size"])
     one = 3 * (timing.S + timing.r * length) + (2 * side - 5) * timing.d
@@ -178,9 +184,7 @@ def vsq_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     dims = spec.get("dims", [])
     if spec["kind"] != "torus" or len(dims) != 2 or dims[0] != dims[1] or dims[0] % 2 == 0:
         raise InputError("VSQ-ATA runs on square 2-D tori of odd side (harts.reference.vsq says why)")
-    config = on_controller(config, "vsq", "harts")
-    timing = calibrate(config)
-    length = packet_length(mu, timing.d, config) if length is None else length
+    config, timing, length = prepare(config, "vsq", "harts", mu, length)
     sim = Simulation(config)
     n_nodes, side = sim.topology.n_nodes, int(dims[0])
     one = vsq_slowest(side, timing.S, timing.r, timing.d, length)
@@ -196,9 +200,7 @@ def vrs_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     previous one's best case (its slowest copy's T(S + rM) + Cd, harts.reference.rs) has passed."""
     if config.topology_spec["kind"] != "hypercube":
         raise InputError("VRS-ATA runs on the hypercube only (Ramanathan & Shin's broadcast)")
-    config = on_controller(config, "vrs", "vrs")
-    timing = calibrate(config)
-    length = packet_length(mu, timing.d, config) if length is None else length
+    config, timing, length = prepare(config, "vrs", "vrs", mu, length)
     sim = Simulation(config)
     n_nodes, m = sim.topology.n_nodes, int(config.topology_spec["dimension"])
     one = max(h.transmissions * (timing.S + timing.r * length) + h.cut_throughs * timing.d for h in rs_hops(m))
@@ -215,15 +217,17 @@ def frs_ata(config: Config, mu: int, length: int | None = None, queueing: int | 
     waits D more (Table IV: D is added to tau_S)."""
     if config.topology_spec["kind"] != "hypercube":
         raise InputError("FRS runs on the hypercube only (Fraigniaud's algorithm)")
-    config = on_controller(config, "frs", "harts")
-    timing = calibrate(config)
-    length = packet_length(mu, timing.d, config) if length is None else length
+    config, timing, length = prepare(config, "frs", "harts", mu, length)
     delay = queueing or 0
-    sim = Simulation(config.with_values(timing__bmu_setup_cycles=config["timing.bmu_setup_cycles"] + delay))
+    sim = Simulation(queued(config, delay))
     n_nodes, m = sim.topology.n_nodes, int(config.topology_spec["dimension"])
     traffic = initiations(*_in_time_order([0] * n_nodes, list(range(n_nodes)), 0, length, 0, 0))
     formula = (m + 1) * (timing.S + delay) + (n_nodes - 1) * timing.r * length
     return run_schedule(sim, timing, "frs", m, mu, length, formula, traffic, merged=True, queueing=queueing)
+
+
+BY_NAME = {"ks": ks_ata, "vsq": vsq_ata, "vrs": vrs_ata, "frs": frs_ata}  # all but IHC, which takes eta
+ALGORITHMS = ("ihc", *BY_NAME)
 
 
 def _whole(cycles: Fraction, what: str, config: Config) -> int:

@@ -16,9 +16,10 @@ import math
 from pathlib import Path
 
 from ...config import defaults
+from ...network import node_count
 from ...reference.vsq import east_legs
 from ..sweep import write_csv
-from .ata import default_eta, frs_ata, ihc, ks_ata, vrs_ata, vsq_ata
+from .ata import BY_NAME, default_eta, frs_ata, ihc
 
 MU = 2
 CASES = (
@@ -49,9 +50,8 @@ def table_three(algorithm: str, n: int, S, d) -> float:
 def run_case(algorithm: str, spec: dict):
     config = defaults().with_values(topology=spec)
     if algorithm == "ihc":
-        from ...network import node_count
         return ihc(config, default_eta(node_count(spec), MU), MU)
-    return {"ks": ks_ata, "vsq": vsq_ata, "vrs": vrs_ata, "frs": frs_ata}[algorithm](config, MU)
+    return BY_NAME[algorithm](config, MU)
 
 
 def tables(results: Path) -> list[dict]:
@@ -80,47 +80,40 @@ def tables(results: Path) -> list[dict]:
 QUEUEING = (0, 20)  # D, cycles
 
 
-def table_four(algorithm: str, n: int, S, r, d, length: int, D: int) -> float:
-    """Table IV as printed, with tau_S = S, mu alpha = rM."""
-    hop = S + r * length + D
+def table_four(algorithm: str, run, D: int) -> float:
+    """Table IV as printed, with tau_S = S and mu alpha = rM, for the network and packets of `run`."""
+    n, hop = run.nodes, run.S + run.r * run.length + D
     log_n = math.log2(n)
     if algorithm == "ihc":
-        raise ValueError("IHC's row needs eta: see worst_case_rows")
+        return float(run.eta * (n - 1) * hop)
     if algorithm == "ks":
         return float(n * (2 * math.sqrt((n - 1) / 3) - 2) * hop)
     if algorithm == "vsq":
         return float(n * (2 * math.sqrt(n) - 3) * hop)
     if algorithm == "vrs":
         return float(n * (log_n + 1) * hop)
-    return float((log_n + 1) * (S + D) + (n - 1) * r * length)
+    return float((log_n + 1) * (run.S + D) + (n - 1) * run.r * run.length)
 
 
 def worst_case_rows() -> list[dict]:
     """IHC and FRS on the engine with every hop stored and forwarded; KS-ATA, VSQ-ATA and VRS-ATA from their
-    longest paths, not yet run on the engine."""
+    longest paths (with the S, r, d and N of a dedicated run), not yet run on the engine."""
     rows = []
     for algorithm, spec in CASES:
-        config = defaults().with_values(topology=spec)
+        dedicated = None
         for D in QUEUEING:
             if algorithm == "ihc":
-                from ...network import node_count
-                eta = default_eta(node_count(spec), MU)
-                run = ihc(config, eta, MU, queueing=D)
-                printed = float(eta * (run.nodes - 1) * (run.S + run.r * run.length + D))
-                engine, best, nodes, name = float(run.completion_cycles), float(run.formula_cycles), run.nodes, run.topology
+                run = ihc(defaults().with_values(topology=spec), default_eta(node_count(spec), MU), MU, queueing=D)
             elif algorithm == "frs":
-                run = frs_ata(config, MU, queueing=D)
-                printed = table_four("frs", run.nodes, run.S, run.r, run.d, run.length, D)
-                engine, best, nodes, name = float(run.completion_cycles), float(run.formula_cycles), run.nodes, run.topology
+                run = frs_ata(defaults().with_values(topology=spec), MU, queueing=D)
             else:
-                reference = run_case(algorithm, spec)  # for S, r, d, M and N
-                nodes, name = reference.nodes, reference.topology
-                hops = longest_path_hops(algorithm, spec)
-                best = float(nodes * hops * (reference.S + reference.r * reference.length + D))
-                printed = table_four(algorithm, nodes, reference.S, reference.r, reference.d, reference.length, D)
-                engine = ""
-            rows.append({"algorithm": algorithm, "network": name, "nodes": nodes, "queueing_D": D,
-                         "engine_cycles": engine, "longest_path_cycles": best, "table_4_cycles": printed})
+                run = dedicated = dedicated or run_case(algorithm, spec)
+            on_engine = algorithm in ("ihc", "frs")
+            longest = (float(run.formula_cycles) if on_engine else
+                       float(run.nodes * longest_path_hops(algorithm, spec) * (run.S + run.r * run.length + D)))
+            rows.append({"algorithm": algorithm, "network": run.topology, "nodes": run.nodes, "queueing_D": D,
+                         "engine_cycles": float(run.completion_cycles) if on_engine else "",
+                         "longest_path_cycles": longest, "table_4_cycles": table_four(algorithm, run, D)})
     return rows
 
 
