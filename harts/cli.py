@@ -212,6 +212,12 @@ def cmd_broadcast(args) -> int:
     return 0
 
 
+def _interrupted(args) -> int:
+    print(f"harts: interrupted; finished points are in {args.results}/points, rerun with --resume "
+          f"to run only what is missing", file=sys.stderr)
+    return 130
+
+
 def _figures(args, numbers: list[int]) -> int:
     from .experiments.kandlur_shin.figures import reproduce
     from .traffic import LOAD_BASES
@@ -222,9 +228,7 @@ def _figures(args, numbers: list[int]) -> int:
                             workers=args.workers, dask_scheduler=args.dask_scheduler,
                             progress=not args.no_progress, bases=bases)
     except KeyboardInterrupt:
-        print(f"harts: interrupted; finished points are in {args.results}/points, rerun with --resume "
-              f"to run only what is missing", file=sys.stderr)
-        return 130
+        return _interrupted(args)
     for basis, figures in written.items():
         print(f"{basis} load:")
         for number, files in figures.items():
@@ -243,9 +247,9 @@ def cmd_figure(args) -> int:
 
 def cmd_reproduce(args) -> int:
     if args.paper == "001":
+        from .experiments.lee_shin.load import load_sweep
         from .experiments.lee_shin.tables import markdown, tables, worst_case_markdown
         started = time.perf_counter()
-        from .experiments.lee_shin.load import load_sweep
         rows, worst = tables(Path(args.results))
         print(markdown(rows), end="")
         print(worst_case_markdown(worst), end="")
@@ -304,9 +308,7 @@ def cmd_sensitivity(args) -> int:
         found = sensitivity(Path(args.results), quick=args.quick, resume=args.resume, workers=args.workers,
                             dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
     except KeyboardInterrupt:
-        print(f"harts: interrupted; finished points are in {args.results}/points, rerun with --resume "
-              f"to run only what is missing", file=sys.stderr)
-        return 130
+        return _interrupted(args)
     print("saturation link load by BMU structure (bus interfaces, queues):")
     for row in found["bmu"]:
         print(f"  {row['bus_interfaces']:>2} {row['queues']:<10} E-{row['size']}: {row['saturation_load']:g} "
@@ -428,7 +430,8 @@ def _sweep_options(parser) -> None:
 
 
 def _load_basis_option(parser) -> None:
-    parser.add_argument("--load-basis", choices=["link", "node", "both"], default="both",
+    from .traffic import LOAD_BASES
+    parser.add_argument("--load-basis", choices=[*LOAD_BASES, "both"], default="both",
                         help="read the load as offered link utilisation, per-node generation, or both "
                              "(default: %(default)s; see traffic.uniform.load_basis)")
 
@@ -506,10 +509,10 @@ def build_parser() -> argparse.ArgumentParser:
     _load_basis_option(figure)
     figure.set_defaults(func=cmd_figure)
 
-    again = sub.add_parser("reproduce", help="reproduce paper 000's Figs 10-14, or paper 001's Tables II-III")
+    again = sub.add_parser("reproduce", help="reproduce paper 000's Figs 10-14, or paper 001's Tables II-IV")
     again.add_argument("--paper", choices=["000", "001"], default="000",
-                       help="000: Kandlur & Shin's Figs 10-14 (default); 001: Lee & Shin's Tables II and III "
-                            "in dedicated mode")
+                       help="000: Kandlur & Shin's Figs 10-14 (default); 001: Lee & Shin's Tables II-IV and "
+                            "the time against background load (only --results applies)")
     _sweep_options(again)
     _load_basis_option(again)
     again.set_defaults(func=cmd_reproduce)

@@ -77,28 +77,27 @@ def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bo
     options = {"resume": resume, "workers": workers, "dask_scheduler": dask_scheduler, "progress": progress}
     probes = run_tasks([SaturationProbe(s, precision, basis) for basis in bases for s in sizes], results,
                        description="saturation", **options)
-    saturation = {(r["basis"], r["size"]): r for r in probes.values()}
+    probed = {basis: {r["size"]: r for r in probes.values() if r["basis"] == basis} for basis in bases}
     needed = list(dict.fromkeys(pair for f in figures for pair in f.needed()))
     points = [Point(alg, size, load, precision, basis) for basis in bases for alg, size in needed
-              for load in loads_up_to(saturation[basis, size]["saturation_load"])]
+              for load in loads_up_to(probed[basis][size]["saturation_load"])]
     done = run_tasks(points, results, description="points", **options)
     written = {}
     out = results / "figures"
     out.mkdir(parents=True, exist_ok=True)
     for basis in bases:
         table = {(r["algorithm"], r["size"], r["load"]): r for r in done.values() if r.get("basis") == basis}
-        mine_probed = {size: probe for (b, size), probe in saturation.items() if b == basis}
-        sizes_saturate = {size: probe["saturation_load"] for size, probe in mine_probed.items()}
-        mine = written[basis] = {"saturation": mine_probed}
+        saturation = {size: probe["saturation_load"] for size, probe in probed[basis].items()}
+        mine = written[basis] = {"saturation": probed[basis]}
         for figure in figures:
-            rows = figure_rows(figure, table, sizes_saturate, precision, basis)
+            rows = figure_rows(figure, table, saturation, precision, basis)
             stem = out / f"fig{figure.number}_{basis}"
             write_csv(rows, stem.with_suffix(".csv"))
-            draw(figure, rows, sizes_saturate, precision, basis, stem.with_suffix(".png"))
+            draw(figure, rows, saturation, precision, basis, stem.with_suffix(".png"))
             mine[figure.number] = {"png": str(stem.with_suffix(".png")), "csv": str(stem.with_suffix(".csv")),
                                    "rows": rows}
         if set(FIGURES) <= set(mine):
-            verdicts = check_all({n: mine[n]["rows"] for n in FIGURES}, mine_probed)
+            verdicts = check_all({n: mine[n]["rows"] for n in FIGURES}, probed[basis])
             (results / f"claims_{basis}.json").write_text(json.dumps(verdicts, indent=1))
             mine["claims"] = verdicts
     return written
