@@ -320,3 +320,22 @@ def test_vsq_ata_is_n_vsq_broadcasts_of_three_packets(m):
     assert run.completion_cycles == m * m * (3 * (S + R * 48) + 3 * (m - 3) // 2 * D)
     assert run.contention_free and run.copies_per_node_min == run.copies_per_node_max == 4
     assert run.printed_formula_cycles == m * m * (3 * (S + R * 48) + (2 * m - 6) * D)
+
+
+def test_ihc_under_load_needs_more_than_64_byte_fifos():
+    """Why the load runs use 256-byte FIFOs (EXPERIMENTS.md): with 64 one overflows at rho = 0.1."""
+    from harts.errors import SimulationError
+    from harts.experiments.lee_shin import load
+
+    spec = load.NETWORKS["E-6"][0]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(load, "FIFO_BYTES", 64)
+        with pytest.raises(SimulationError, match="receiver FIFO overflow"):
+            load.run_at("ihc", 7, spec, 0.1, seed=1)
+    assert load.run_at("ihc", 7, spec, 0.1, seed=1).copies_per_node_min == 6
+
+
+def test_a_packet_longer_than_mu_fifo_lengths_collides_at_eta_equal_mu():
+    run = ihc(defaults().with_values(topology={"kind": "torus", "dims": [4, 4]}), 2, 2, length=54)
+    assert not run.contention_free and run.completion_cycles == Fraction(595, 2)
+    assert table_two(16, 2, 54) == 172
