@@ -253,7 +253,11 @@ def cmd_reproduce(args) -> int:
         rows, worst = tables(Path(args.results))
         print(markdown(rows), end="")
         print(worst_case_markdown(worst), end="")
-        load_sweep(Path(args.results))
+        try:
+            load_sweep(Path(args.results), resume=args.resume, workers=args.workers,
+                       dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
+        except KeyboardInterrupt:
+            return _interrupted(args)
         print(f"wrote {args.results}/paper001/: tables, worst_case (.csv, .md), load.csv and load.png; wall time "
               f"{time.perf_counter() - started:.0f} s")
         return 0
@@ -261,27 +265,21 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_ata(args) -> int:
-    from .experiments.lee_shin.ata import BY_NAME, default_eta, ihc
-    from .network import node_count
+    from .experiments.lee_shin.ata import plot_arrivals, run_algorithm
     config = _config(args.config)
-    nodes = node_count(config.topology_spec)
-    if args.algorithm != "ihc":
-        if args.eta is not None or args.overlapped:
-            raise InputError(f"harts ata: --eta and --overlapped are IHC's, not {args.algorithm.upper()}'s")
-        if args.queueing is not None and args.algorithm != "frs":
-            raise InputError(f"harts ata: --queueing (the worst case) is run for ihc and frs, not "
-                             f"{args.algorithm}")
-        extra = {"queueing": args.queueing} if args.algorithm == "frs" else {}
-        run = BY_NAME[args.algorithm](config, args.mu, args.length, **extra)
-    else:
-        eta = args.eta if args.eta is not None else default_eta(nodes, args.mu)
-        if eta > nodes:
-            raise InputError(f"harts ata: argument --eta: at most the {nodes} nodes of the network, got {eta}")
-        try:
-            run = ihc(config, eta, args.mu, args.length, args.overlapped, args.queueing)
-        except ValueError as exc:  # a network without a Hamiltonian decomposition
-            raise InputError(f"harts ata: {exc}") from None
+    options = {"mu": args.mu, "eta": args.eta, "length": args.length, "overlapped": args.overlapped,
+               "queueing": args.queueing}
+    kind, count = next(((k, v) for k, v in (("crash", args.crash), ("byzantine", args.byzantine),
+                                            ("dead_links", args.dead_links)) if v is not None), (None, None))
+    try:
+        if kind is not None:
+            return _ata_tolerance(args, config, kind, count, options)
+        run = run_algorithm(config, args.algorithm, **options)
+    except InputError as exc:
+        raise InputError(f"harts ata: {exc}") from None
     data = run.as_dict()
+    if args.plot:
+        plot_arrivals(run, args.plot)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
@@ -298,6 +296,33 @@ def cmd_ata(args) -> int:
     print(f"  contention-free: {run.contention_free}"
           + (f" (first: {run.first_contention})" if run.first_contention else ""))
     print(f"  copies of each message at each other node: {run.copies_per_node_min}..{run.copies_per_node_max}")
+    return 0
+
+
+def _ata_tolerance(args, config, kind: str, count: int, options: dict) -> int:
+    from .experiments.lee_shin.faults import TOLERANT, ata_tolerance
+    from .faults.tolerance import plot_tolerance
+    from .network import build_topology
+    if args.algorithm not in TOLERANT:
+        raise InputError(f"fault trials count the copies of each source's message, which {args.algorithm.upper()}'s "
+                         f"merged messages do not carry: use one of {', '.join(TOLERANT)}")
+    topology = build_topology(config.topology_spec)
+    most = len(topology.links()) if kind == "dead_links" else topology.n_nodes - 2
+    if count > most:
+        raise InputError(f"at most {most} {'dead links' if kind == 'dead_links' else 'faulty nodes'} fit "
+                         f"{topology.name}, got {count}")
+    rows = ata_tolerance(config, args.algorithm, kind, count, args.trials, args.seed, args.behaviour, **options)
+    if args.plot:
+        plot_tolerance(rows, args.plot)
+    if args.json:
+        print(json.dumps({"topology": topology.name, "kind": kind, "behaviour": args.behaviour,
+                          "rows": [r.as_dict() for r in rows]}, indent=2))
+        return 0
+    rule = "majority" if kind == "byzantine" else "first-valid"
+    print(f"{args.algorithm.upper()} on {topology.name}, {kind.replace('_', ' ')}"
+          + (f" ({args.behaviour})" if kind == "byzantine" else "") + f", rule {rule}, "
+          f"{args.trials} random fault sets per count (any node)")
+    _print_tolerance(rows, "correct pairs")
     return 0
 
 
@@ -354,11 +379,15 @@ def cmd_faults(args) -> int:
     print(f"E-{config.topology_spec['size']}, {kind} faults"
           + (f" ({args.behaviour})" if kind == "byzantine" else "") + f", rule {config['reception.rule']}, "
           f"{args.trials} random fault sets per count (never the source)")
-    print(f"{'algorithm':12s} {'faults':>6s} {'correct nodes':>14s} {'trials all correct':>19s} {'worst trial':>12s}")
+    _print_tolerance(rows, "correct nodes")
+    return 0
+
+
+def _print_tolerance(rows, correct: str) -> None:
+    print(f"{'algorithm':12s} {'faults':>6s} {correct:>14s} {'trials all correct':>19s} {'worst trial':>12s}")
     for r in rows:
         print(f"{r.algorithm:12s} {r.faults:6d} {r.correct_fraction:14.4f} {r.all_correct_fraction:19.3f} "
               f"{r.worst_fraction:12.4f}")
-    return 0
 
 
 MAX_TRIALS = 10**6  # far above any useful count: a mistyped one fails at once instead of running for ever
@@ -512,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
     again = sub.add_parser("reproduce", help="reproduce paper 000's Figs 10-14, or paper 001's Tables II-IV")
     again.add_argument("--paper", choices=["000", "001"], default="000",
                        help="000: Kandlur & Shin's Figs 10-14 (default); 001: Lee & Shin's Tables II-IV and "
-                            "the time against background load (only --results applies)")
+                            "the time against background load (--quick and --load-basis do not apply)")
     _sweep_options(again)
     _load_basis_option(again)
     again.set_defaults(func=cmd_reproduce)
@@ -535,6 +564,19 @@ def build_parser() -> argparse.ArgumentParser:
     ata.add_argument("--queueing", type=_non_negative_int, metavar="D",
                      help="the worst case (section VI-B): every hop stored and forwarded, waiting D cycles more")
     ata.add_argument("--json", action="store_true")
+    ata.add_argument("--plot", type=_plot_file, metavar="FILE.png",
+                     help="copies delivered against time, with the formula's completion (with faults: the "
+                          "correct fraction against faults)")
+    fault = ata.add_mutually_exclusive_group()
+    fault.add_argument("--crash", type=_non_negative_int, metavar="F",
+                       help="fault trials instead of one run: up to F crashed nodes")
+    fault.add_argument("--byzantine", type=_non_negative_int, metavar="F", help="... up to F Byzantine nodes")
+    fault.add_argument("--dead-links", type=_non_negative_int, metavar="F", help="... up to F dead links (both ways)")
+    ata.add_argument("--behaviour", choices=["alter", "drop", "bogus"], default="alter",
+                     help="what the Byzantine nodes do (default: %(default)s)")
+    ata.add_argument("--trials", type=_int_from(1, "positive", MAX_TRIALS), default=20,
+                     help="random fault sets per count (default: %(default)s)")
+    ata.add_argument("--seed", type=_non_negative_int, default=1, help="seed of the fault sets (default: 1)")
     ata.set_defaults(func=cmd_ata)
 
     sweep = sub.add_parser("sensitivity", help="saturation against BMU structure, and the 4/5/6-BCAST spread "

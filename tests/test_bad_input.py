@@ -362,15 +362,14 @@ def test_reception_rule_is_checked_by_run_and_broadcast(capsys, tmp_path):
     (["figure", "10", "--workers", "0"], "argument --workers: expected a positive integer, got '0'"),
     (["figure", "10", "--load-basis", "edge"], "argument --load-basis: invalid choice: 'edge'"),
     (["sensitivity", "--workers", "-1"], "argument --workers: expected a positive integer, got '-1'"),
-    (["ata", "--eta", "100"], "argument --eta: at most the 61 nodes of the network, got 100"),
+    (["ata", "--eta", "100"], "harts ata: eta is at most the 61 nodes of the network, got 100"),
     (["ata", "--mu", "0"], "argument --mu: expected a positive integer, got '0'"),
     (["ata", "--config", "configs/mesh_8x8.yaml"], "no Hamiltonian decomposition for mesh 8x8"),
     (["ata", "--length", "50"], "not a whole number: choose a length that is a multiple of 6 bytes"),
     (["ata", "--algorithm", "ks", "--config", "configs/torus_8x8.yaml"], "KS-ATA runs on the hexagonal mesh only"),
-    (["ata", "--algorithm", "ks", "--overlapped"], "--eta and --overlapped are IHC's, not KS's"),
+    (["ata", "--algorithm", "ks", "--overlapped"], "harts ata: eta and overlapped stages are IHC's, not KS's"),
     (["ata", "--algorithm", "frs"], "FRS runs on the hypercube only"),
     (["ata", "--algorithm", "vsq", "--config", "configs/torus_8x8.yaml"], "VSQ-ATA runs on square 2-D tori of odd side"),
-    (["ata", "--algorithm", "ks", "--queueing", "5"], "--queueing (the worst case) is run for ihc and frs, not ks"),
     (["ata", "--queueing", "5", "--overlapped"], "the worst case stores every hop: its stages cannot overlap"),
     (["ata", "--queueing", "-1"], "argument --queueing: expected a non-negative integer, got '-1'"),
     (["ata", "--algorithm", "vrs"], "VRS-ATA runs on the hypercube only"),
@@ -391,7 +390,8 @@ def _not_writable(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["broadcast", "--algorithm", "sbcast", "--size", "3"],
-                                     ["faults", "--algorithm", "sbcast", "--size", "3", "--crash", "1"]])
+                                     ["faults", "--algorithm", "sbcast", "--size", "3", "--crash", "1"],
+                                     ["ata", "--algorithm", "ks"]])
 def test_unwritable_plot_is_refused_before_the_run(capsys, tmp_path, command):
     paths, _ = _not_writable(tmp_path)
     for path, reason in paths:

@@ -4,10 +4,9 @@ microprogram microcode/ihc.yaml.
 Route table j is the j-th directed Hamiltonian cycle of the network (`harts.network.hamiltonian`): at
 node v, the port to next_j(v). An initiation with E_DIRECTION = j and E_DISTANCE = h makes the node send
 its packet along HC_j for h hops; the receivers relay it along the cycle, delivering a copy at every node
-(the tee). A copy that arrives marked (the tee's forward was refused) is sent on by the NP along the same
-cycle with the hops left, a store-and-forward step. An initiation with E_ARGUMENT = STORE_AND_FORWARD
-makes every hop a store-and-forward step (the paper's worst case, section VI-B): the packet goes one
-hop, and each NP on the way sends it one hop further, `remaining` counting what is left. Which nodes start in which stage is the caller's
+(the tee). A copy that arrives marked (the tee's forward was refused, or, with
+microcode/ihc_store_and_forward.yaml, cut-through is switched off) is sent on by the NP along the same
+cycle with the hops left, a store-and-forward step. Which nodes start in which stage is the caller's
 schedule (`harts.experiments.lee_shin`), as in the paper, where nodes are synchronised.
 """
 
@@ -15,7 +14,6 @@ import numpy as np
 
 from ..network.hamiltonian import cycle_ports, directed_cycles
 from .program import (
-    E_ARGUMENT,
     E_DIRECTION,
     E_DISTANCE,
     E_HEADER,
@@ -37,36 +35,28 @@ from .program import (
 
 HOPS = 0
 FLAGS = 1
-REMAINING = 2
-FIELDS = ("hops", "flags", "remaining")
+FIELDS = ("hops", "flags")
 MARKED = 1
-STORE_AND_FORWARD = 1
 
 
 @procedure_part
-def _along(sends, row, system, cycle, hops, remaining, length):
+def _along(sends, row, system, cycle, hops, length):
     send_packet(sends, row, ROUTE_TABLE, -1, -1, length, NOTIFY_DELIVERED)
     sends[row, S_HEADER + system.route[LAYOUT_TABLE_WORD]] = cycle
     set_field(sends, row, system, HOPS, hops)
-    set_field(sends, row, system, REMAINING, remaining)
     return row + 1
 
 
 def _run(event, state, sends, system):
     kind = event[E_KIND]
     if kind == EVENT_INITIATE:
-        if event[E_ARGUMENT] == STORE_AND_FORWARD:
-            return _along(sends, 0, system, event[E_DIRECTION], 1, event[E_DISTANCE] - 1, event[E_LENGTH])
-        return _along(sends, 0, system, event[E_DIRECTION], event[E_DISTANCE], 0, event[E_LENGTH])
+        return _along(sends, 0, system, event[E_DIRECTION], event[E_DISTANCE], event[E_LENGTH])
     if kind != EVENT_DELIVERED:
         return 0
     cycle = event[E_HEADER + system.route[LAYOUT_TABLE_WORD]]
-    remaining = header_field(event, system, REMAINING)
-    if remaining > 0:
-        return _along(sends, 0, system, cycle, 1, remaining - 1, event[E_LENGTH])
     hops = header_field(event, system, HOPS)
     if header_field(event, system, FLAGS) & MARKED != 0 and hops > 0:
-        return _along(sends, 0, system, cycle, hops, 0, event[E_LENGTH])
+        return _along(sends, 0, system, cycle, hops, event[E_LENGTH])
     return 0
 
 

@@ -93,3 +93,8 @@ def slowest(m: int, S, r, d, length: int):
     """The best-case latency of one VSQ broadcast: the slowest copy's T(S + rM) + Cd."""
     return max(len(p) * (S + r * length) + (sum(k for _, k in p) - len(p)) * d
                for p in (east_legs(m, a, b) for a in range(m) for b in range(m) if (a, b) != (0, 0)))
+
+
+def longest(m: int) -> int:
+    """Hops on the longest path of one VSQ broadcast: what the worst case stores and forwards."""
+    return max(sum(k for _, k in east_legs(m, a, b)) for a in range(m) for b in range(m))

@@ -1,6 +1,7 @@
-"""All-to-all reliable broadcast of paper 001 (Lee & Shin 1994) on the engine: IHC, KS-ATA, VRS-ATA and
-FRS, in dedicated mode against their Table II formulas evaluated with the engine's calibrated S, r and d,
-in the worst case (every hop stored, queueing delay D) against Table IV, and over background traffic.
+"""All-to-all reliable broadcast of paper 001 (Lee & Shin 1994) on the engine: IHC, KS-ATA, VSQ-ATA,
+VRS-ATA and FRS, in dedicated mode against their Table II formulas evaluated with the engine's calibrated
+S, r and d, in the worst case (every hop stored, queueing delay D) against Table IV, and over background
+traffic.
 
 The paper's symbols map onto the engine's latency model S + rM + (h-1)d (MODEL.md, "Paper 001"):
 tau_S + mu alpha = S + rM (a packet's start-up and transmission), alpha = d (one cut-through). A packet
@@ -19,13 +20,13 @@ import numpy as np
 
 from ...config import Config
 from ...controller import state as S
-from ...errors import InputError
-from ...network import port_count
+from ...errors import InputError, SimulationError
+from ...network import node_count, port_count
 from ...network.hamiltonian import directed_cycles
-from ...np.ihc import STORE_AND_FORWARD
 from ...np.kandlur_shin import ALGORITHMS as KANDLUR_SHIN
 from ...reference.ihc import senders
 from ...reference.rs import rs_hops
+from ...reference.vsq import longest as vsq_longest
 from ...reference.vsq import slowest as vsq_slowest
 from ...simulation import Simulation
 from ...tools.calibrate import calibrate
@@ -55,12 +56,18 @@ class AtaRun:
     printed_formula_cycles: float | None = None  # Table II as printed, where its counts differ
     copies: np.ndarray | None = field(default=None, repr=False)  # [node, source]: copies delivered
     true_copies: np.ndarray | None = field(default=None, repr=False)  # ... of them with the source's value
+    arrivals: np.ndarray | None = field(default=None, repr=False)  # cycles from the start, each copy's arrival
 
     def as_dict(self) -> dict:
         out = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in self.__dict__.items()
-               if k not in ("copies", "true_copies")}
+               if k not in ("copies", "true_copies", "arrivals")}
         out["exact"] = self.completion_cycles == self.formula_cycles
         return out
+
+
+# A stored hop of a worm or chain costs S + rM + D and one cycle more: the receiver marks the copy (an `or`
+# micro-instruction) before delivering it, so that the NP sends it on (microcode/*store_and_forward.yaml).
+MARK_CYCLES = 1
 
 
 def default_eta(nodes: int, mu: int) -> int:
@@ -114,8 +121,9 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
     """One IHC all-to-all broadcast in dedicated mode. Stage i starts when stage i - 1 has taken its
     formula time tau_S + mu alpha + (N-2) alpha; overlapped, the stages run from eta-1 down to 0 and each
     starts (mu-1) alpha earlier (section VI-A), which saves (mu-1)^2 alpha when eta = mu. With `queueing`
-    = D cycles, the worst case of section VI-B: every hop is stored and forwarded, and waits D more
-    (timing.bmu_setup_cycles + D), so a stage takes (N - 1)(S + rM + D)."""
+    = D cycles, the worst case of section VI-B: cut-through is switched off (ihc_store_and_forward.yaml), so
+    every hop is stored and forwarded, and waits D more (timing.bmu_setup_cycles + D): a stage takes
+    (N - 1)(S + rM + D + MARK_CYCLES)."""
     config, timing, length = prepare(config, "ihc", "ihc", mu, length)
     if queueing is not None:
         if overlapped:
@@ -142,12 +150,10 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
 
 
 def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int, queueing: int) -> AtaRun:
-    config = queued(config, queueing)
-    sim = Simulation(config)
+    sim = Simulation(queued(config.with_values(microcode="ihc_store_and_forward"), queueing))
     n = sim.topology.n_nodes
     cycles = directed_cycles(sim.topology)
-    hop = timing.S + timing.r * length + queueing
-    stage = (n - 1) * hop
+    stage = (n - 1) * (timing.S + timing.r * length + queueing + MARK_CYCLES)
     _whole(stage, "a stage", config)
     create, source, cycle_of = [], [], []
     for j, cycle in enumerate(cycles):
@@ -156,19 +162,22 @@ def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int, queu
                 create.append(int(i * stage))
                 source.append(int(v))
                 cycle_of.append(j)
-    traffic = initiations(*_in_time_order(create, source, STORE_AND_FORWARD, length, cycle_of, n - 1))
+    traffic = initiations(*_in_time_order(create, source, 0, length, cycle_of, n - 1))
     return run_schedule(sim, timing, "ihc", len(cycles), mu, length, eta * stage, traffic, eta=eta,
                         queueing=queueing)
 
 
-def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
+def ks_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
     """KS-ATA (section V-B): every node in turn runs Kandlur & Shin's 6-BCAST, the next starting when the
     previous one's best-case latency 3(S + rM) + (2n - 5)d has passed (paper 000, Table I)."""
     if config.topology_spec["kind"] != "hex":
         raise InputError("KS-ATA runs on the hexagonal mesh only (Kandlur & Shin's 6-BCAST)")
     config, timing, length = prepare(config, "kandlur_shin", "harts", mu, length)
+    n_nodes, side = node_count(config.topology_spec), int(config.topology_spec["size"])
+    if queueing is not None:  # the longest path: 3 packets and 2n - 5 cut-throughs, all stored
+        return _one_at_a_time_worst_case(config, timing, "ks", 6, mu, length, KANDLUR_SHIN["6bcast"],
+                                         "store_and_forward", 2 * side - 2, queueing)
     sim = Simulation(config)
-    n_nodes, side = sim.topology.n_nodes, int(config.topology_spec["size"])
     one = 3 * (timing.S + timing.r * length) + (2 * side - 5) * timing.d
     traffic = _one_at_a_time(n_nodes, _whole(one, "a broadcast", config), KANDLUR_SHIN["6bcast"], length)
     # Table II's count of cut-throughs, 2 sqrt((N-1)/3) - 5, is a lower bound on the 2n - 5 of the text
@@ -177,7 +186,7 @@ def ks_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
                         printed_formula_cycles=float(printed))
 
 
-def vsq_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
+def vsq_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
     """VSQ-ATA (section V-C): every node in turn runs VSQ on the odd square torus (harts.reference.vsq), the
     next starting when the previous one's best case has passed."""
     spec = config.topology_spec
@@ -185,8 +194,11 @@ def vsq_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
     if spec["kind"] != "torus" or len(dims) != 2 or dims[0] != dims[1] or dims[0] % 2 == 0:
         raise InputError("VSQ-ATA runs on square 2-D tori of odd side (harts.reference.vsq says why)")
     config, timing, length = prepare(config, "vsq", "harts", mu, length)
+    n_nodes, side = node_count(spec), int(dims[0])
+    if queueing is not None:
+        return _one_at_a_time_worst_case(config, timing, "vsq", 4, mu, length, 0, "store_and_forward",
+                                         vsq_longest(side), queueing)
     sim = Simulation(config)
-    n_nodes, side = sim.topology.n_nodes, int(dims[0])
     one = vsq_slowest(side, timing.S, timing.r, timing.d, length)
     traffic = _one_at_a_time(n_nodes, _whole(one, "a broadcast", config), 0, length)
     # Table II: 3 store-and-forward operations and 2 sqrt(N) - 6 cut-throughs per broadcast
@@ -195,20 +207,35 @@ def vsq_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
                         printed_formula_cycles=float(printed))
 
 
-def vrs_ata(config: Config, mu: int, length: int | None = None) -> AtaRun:
+def vrs_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
     """VRS-ATA (section V-A): every node in turn runs VRS on the hypercube, the next starting when the
     previous one's best case (its slowest copy's T(S + rM) + Cd, harts.reference.rs) has passed."""
     if config.topology_spec["kind"] != "hypercube":
         raise InputError("VRS-ATA runs on the hypercube only (Ramanathan & Shin's broadcast)")
     config, timing, length = prepare(config, "vrs", "vrs", mu, length)
+    n_nodes, m = node_count(config.topology_spec), int(config.topology_spec["dimension"])
+    if queueing is not None:  # the longest path: one hop per step, m + 1 steps
+        return _one_at_a_time_worst_case(config, timing, "vrs", m, mu, length, 0, "vrs_store_and_forward", m + 1,
+                                         queueing)
     sim = Simulation(config)
-    n_nodes, m = sim.topology.n_nodes, int(config.topology_spec["dimension"])
     one = max(h.transmissions * (timing.S + timing.r * length) + h.cut_throughs * timing.d for h in rs_hops(m))
     traffic = _one_at_a_time(n_nodes, _whole(one, "a broadcast", config), 0, length)
     # Table II/III: (log2 N - 1) store-and-forward operations and 2 cut-throughs per broadcast
     printed = n_nodes * ((m - 1) * (timing.S + timing.r * length) + 2 * timing.d)
     return run_schedule(sim, timing, "vrs", m, mu, length, n_nodes * one, traffic,
                         printed_formula_cycles=float(printed))
+
+
+def _one_at_a_time_worst_case(config: Config, timing, algorithm: str, gamma: int, mu: int, length: int,
+                              argument: int, microcode: str, longest_hops: int, queueing: int) -> AtaRun:
+    """Section VI-B's worst case of an algorithm run from each node in turn: its microprogram with cut-through
+    switched off stores every copy at every hop, and each restart waits D more; the next broadcast starts
+    when the previous one's longest path of `longest_hops` stored hops has passed."""
+    sim = Simulation(queued(config.with_values(microcode=microcode), queueing))
+    n_nodes = sim.topology.n_nodes
+    one = longest_hops * (timing.S + timing.r * length + queueing + MARK_CYCLES)
+    traffic = _one_at_a_time(n_nodes, _whole(one, "a broadcast", config), argument, length)
+    return run_schedule(sim, timing, algorithm, gamma, mu, length, n_nodes * one, traffic, queueing=queueing)
 
 
 def frs_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
@@ -228,6 +255,23 @@ def frs_ata(config: Config, mu: int, length: int | None = None, queueing: int | 
 
 BY_NAME = {"ks": ks_ata, "vsq": vsq_ata, "vrs": vrs_ata, "frs": frs_ata}  # all but IHC, which takes eta
 ALGORITHMS = ("ihc", *BY_NAME)
+
+
+def run_algorithm(config: Config, algorithm: str, mu: int = 2, eta: int | None = None, length: int | None = None,
+                  overlapped: bool = False, queueing: int | None = None) -> AtaRun:
+    """Any of ALGORITHMS on the config's network; eta (default: default_eta) and overlapped are IHC's."""
+    if algorithm != "ihc":
+        if eta is not None or overlapped:
+            raise InputError(f"eta and overlapped stages are IHC's, not {algorithm.upper()}'s")
+        return BY_NAME[algorithm](config, mu, length, queueing)
+    nodes = node_count(config.topology_spec)
+    eta = default_eta(nodes, mu) if eta is None else eta
+    if eta > nodes:
+        raise InputError(f"eta is at most the {nodes} nodes of the network, got {eta}")
+    try:
+        return ihc(config, eta, mu, length, overlapped, queueing)
+    except ValueError as exc:  # a network without a Hamiltonian decomposition
+        raise InputError(str(exc)) from None
 
 
 def _whole(cycles: Fraction, what: str, config: Config) -> int:
@@ -264,7 +308,13 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
         start = sim.config["run.warmup_cycles"]
         own = Traffic(**{**traffic.__dict__, "create": traffic.create + start})
         traffic = Traffic.concatenate([own, *build_traffic(sim.config, sim.topology).chunks()])
-    result = sim.run(traffic)
+    try:
+        result = sim.run(traffic)
+    except SimulationError as exc:
+        if start and "receiver FIFO overflow" in str(exc):
+            raise SimulationError(f"{exc}. Raise timing.receiver_fifo_bytes: over background traffic, IHC's "
+                                  f"receivers held up to 288 bytes (EXPERIMENTS.md, paper 001)") from None
+        raise
     n = sim.topology.n_nodes
     dl = result.deliveries
     dl = dl[:, traffic.kind[dl[S.DL_ORIGIN]] == S.TRAFFIC_INITIATE]
@@ -284,7 +334,32 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
         np.add.at(true_copies, (dl[S.DL_NODE, true], traffic.source[dl[S.DL_ORIGIN, true]]), 1)
     return AtaRun(algorithm, sim.topology.name, n, gamma, mu, length, timing.S, timing.r, timing.d, completion,
                   formula, not (dl[S.DL_CONTENTION] != 0).any(), int(off_diagonal.min()), int(off_diagonal.max()),
-                  _first_contention(result, dl, traffic), copies=copies, true_copies=true_copies, **extra)
+                  _first_contention(result, dl, traffic), copies=copies, true_copies=true_copies,
+                  arrivals=np.sort(dl[S.DL_TICK]) / result.bytes_per_cycle - start, **extra)
+
+
+def plot_arrivals(run: AtaRun, path: str) -> None:
+    """The copies delivered against time, with the formula's completion: where a run leaves its schedule."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    count = np.arange(1, len(run.arrivals) + 1)
+    ax.step(run.arrivals, count, where="post", color="C0", label="engine")
+    ax.axvline(float(run.formula_cycles), color="C3", ls="--",
+               label=f"{'Table IV' if run.queueing is not None else 'best case'}: {float(run.formula_cycles):g}")
+    ax.set_xlabel("cycles from the start")
+    ax.set_ylabel("copies delivered" + (" (merged messages)" if run.algorithm == "frs" else ""))
+    what = (f"eta = {run.eta}, " if run.eta is not None else "") + f"M = {run.length} bytes"
+    worst = f", every hop stored, D = {run.queueing}" if run.queueing is not None else ""
+    ax.set_title(f"{run.algorithm.upper()} on {run.topology} ({run.nodes} nodes), {what}{worst}: "
+                 f"{'contention-free' if run.contention_free else 'contention'}", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
 
 
 def _first_contention(result, dl, traffic) -> str | None:

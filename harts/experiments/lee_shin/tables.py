@@ -1,10 +1,11 @@
 """Paper 001's Tables II, III and IV on the engine: every algorithm on two or more sizes of each network it
 runs on, at mu = 2, the completion time beside the paper's formulas evaluated with the calibrated S, r and
 d (tau_S = S, alpha = d, mu alpha = rM). Writes tables.csv and tables.md (dedicated mode, Tables II and
-III) and worst_case.csv and worst_case.md (Table IV: every hop stored and forwarded, queueing delay D).
+III) and worst_case.csv and worst_case.md (Table IV: every hop stored and forwarded, queueing delay D;
+there a stored restart is S + 1 cycles where a receiver marks the copy for its NP, ata.MARK_CYCLES).
 
 Table II is the general formula; the engine's "best case" column uses the exact counts of each path
-(they differ from the printed ones for KS-ATA and VRS-ATA, EXPERIMENTS.md). Table III is Table II with
+(they differ from the printed ones for KS-ATA, VSQ-ATA and VRS-ATA, EXPERIMENTS.md). Table III is Table II with
 eta = mu = 2 and mu alpha written as 2 alpha; since the engine's packet time rM (8 cycles at M = 48) is
 the 2 alpha = 10 cycles less the idle gap, Table III's values are what the printed rows give with
 tau_S = S and alpha = d.
@@ -16,10 +17,8 @@ import math
 from pathlib import Path
 
 from ...config import defaults
-from ...network import node_count
-from ...reference.vsq import east_legs
 from ..sweep import write_csv
-from .ata import BY_NAME, default_eta, frs_ata, ihc
+from .ata import MARK_CYCLES, run_algorithm
 
 MU = 2
 CASES = (
@@ -47,11 +46,8 @@ def table_three(algorithm: str, n: int, S, d) -> float:
     return float((log_n + 1) * S + 2 * (n - 1) * d)
 
 
-def run_case(algorithm: str, spec: dict):
-    config = defaults().with_values(topology=spec)
-    if algorithm == "ihc":
-        return ihc(config, default_eta(node_count(spec), MU), MU)
-    return BY_NAME[algorithm](config, MU)
+def run_case(algorithm: str, spec: dict, queueing: int | None = None):
+    return run_algorithm(defaults().with_values(topology=spec), algorithm, MU, queueing=queueing)
 
 
 def tables(results: Path) -> list[dict]:
@@ -81,8 +77,12 @@ QUEUEING = (0, 20)  # D, cycles
 
 
 def table_four(algorithm: str, run, D: int) -> float:
-    """Table IV as printed, with tau_S = S and mu alpha = rM, for the network and packets of `run`."""
-    n, hop = run.nodes, run.S + run.r * run.length + D
+    """Table IV as printed, for the network and packets of `run`, with mu alpha = rM and tau_S the engine's
+    stored restart: S + MARK_CYCLES where a receiver marks the copy for its NP, S for FRS, whose NP restarts
+    every message itself."""
+    n = run.nodes
+    startup = run.S + (0 if algorithm == "frs" else MARK_CYCLES)
+    hop = startup + run.r * run.length + D
     log_n = math.log2(n)
     if algorithm == "ihc":
         return float(run.eta * (n - 1) * hop)
@@ -92,47 +92,30 @@ def table_four(algorithm: str, run, D: int) -> float:
         return float(n * (2 * math.sqrt(n) - 3) * hop)
     if algorithm == "vrs":
         return float(n * (log_n + 1) * hop)
-    return float((log_n + 1) * (run.S + D) + (n - 1) * run.r * run.length)
+    return float((log_n + 1) * (startup + D) + (n - 1) * run.r * run.length)
 
 
 def worst_case_rows() -> list[dict]:
-    """IHC and FRS on the engine with every hop stored and forwarded; KS-ATA, VSQ-ATA and VRS-ATA from their
-    longest paths (with the S, r, d and N of a dedicated run), not yet run on the engine."""
+    """Every algorithm on the engine with every hop stored and forwarded (section VI-B), for D in QUEUEING,
+    beside Table IV as printed."""
     rows = []
     for algorithm, spec in CASES:
-        dedicated = None
         for D in QUEUEING:
-            if algorithm == "ihc":
-                run = ihc(defaults().with_values(topology=spec), default_eta(node_count(spec), MU), MU, queueing=D)
-            elif algorithm == "frs":
-                run = frs_ata(defaults().with_values(topology=spec), MU, queueing=D)
-            else:
-                run = dedicated = dedicated or run_case(algorithm, spec)
-            on_engine = algorithm in ("ihc", "frs")
-            longest = (float(run.formula_cycles) if on_engine else
-                       float(run.nodes * longest_path_hops(algorithm, spec) * (run.S + run.r * run.length + D)))
+            run = run_case(algorithm, spec, D)
             rows.append({"algorithm": algorithm, "network": run.topology, "nodes": run.nodes, "queueing_D": D,
-                         "engine_cycles": float(run.completion_cycles) if on_engine else "",
-                         "longest_path_cycles": longest, "table_4_cycles": table_four(algorithm, run, D)})
+                         "engine_cycles": float(run.completion_cycles), "longest_path_cycles": float(run.formula_cycles),
+                         "table_4_cycles": table_four(algorithm, run, D), "contention_free": run.contention_free,
+                         "copies_per_node": run.copies_per_node_min})
     return rows
 
 
-def longest_path_hops(algorithm: str, spec: dict) -> int:
-    """Hops on the longest path of one broadcast: what the worst case stores and forwards."""
-    if algorithm == "ks":
-        return 2 * spec["size"] - 2  # 3 packets and 2n - 5 cut-throughs
-    if algorithm == "vsq":
-        m = spec["dims"][0]
-        return max(sum(k for _, k in east_legs(m, a, b)) for a in range(m) for b in range(m))
-    return spec["dimension"] + 1  # VRS: one hop per step
-
-
 def worst_case_markdown(rows: list[dict]) -> str:
-    head = "| algorithm | network | N | D | engine | longest path | Table IV |\n|---|---|---|---|---|---|---|\n"
+    head = ("| algorithm | network | N | D | engine | longest path | Table IV | contention-free | copies |\n"
+            "|---|---|---|---|---|---|---|---|---|\n")
     return head + "".join(
-        f"| {r['algorithm'].upper()} | {r['network']} | {r['nodes']} | {r['queueing_D']} | "
-        f"{format(r['engine_cycles'], 'g') if r['engine_cycles'] != '' else 'not run yet'} | "
-        f"{r['longest_path_cycles']:g} | {r['table_4_cycles']:.1f} |\n" for r in rows)
+        f"| {r['algorithm'].upper()} | {r['network']} | {r['nodes']} | {r['queueing_D']} | {r['engine_cycles']:g} | "
+        f"{r['longest_path_cycles']:g} | {r['table_4_cycles']:.1f} | {'yes' if r['contention_free'] else 'no'} | "
+        f"{r['copies_per_node']} |\n" for r in rows)
 
 
 def markdown(rows: list[dict]) -> str:
