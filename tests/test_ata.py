@@ -36,6 +36,7 @@ def table_two(n: int, eta: int, length: int) -> Fraction:
     ({"kind": "torus", "dims": [4, 4]}, 2),
     ({"kind": "torus", "dims": [6, 6]}, 3),
     ({"kind": "hypercube", "dimension": 4}, 2),
+    ({"kind": "hypercube", "dimension": 6}, 2),
     ({"kind": "hypercube", "dimension": 8}, 2),
 ], ids=lambda x: str(x))
 def test_dedicated_ihc_takes_table_two_exactly_without_contention(spec, eta):

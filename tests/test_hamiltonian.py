@@ -28,7 +28,7 @@ def hypercube_graph(m: int) -> nx.Graph:
 
 CASES = ([("hex", {"kind": "hex", "size": n}, hex_graph(n)) for n in range(3, 9)]
          + [("torus", {"kind": "torus", "dims": [m, m]}, torus_graph(m)) for m in range(3, 13)]
-         + [("hypercube", {"kind": "hypercube", "dimension": m}, hypercube_graph(m)) for m in (2, 4, 8)])
+         + [("hypercube", {"kind": "hypercube", "dimension": m}, hypercube_graph(m)) for m in (2, 4, 6, 8, 10, 12)])
 
 
 @pytest.mark.parametrize("kind, spec, graph", CASES, ids=[f"{k}-{len(g)}" for k, _, g in CASES])
@@ -46,7 +46,8 @@ def test_the_cycles_are_hamiltonian_edge_disjoint_and_use_every_link(kind, spec,
     assert len(used) == len(set(used)) == graph.number_of_edges()
 
 
-@pytest.mark.parametrize("kind, spec, graph", CASES[::3], ids=[f"{k}-{len(g)}" for k, _, g in CASES[::3]])
+@pytest.mark.parametrize("kind, spec, graph", CASES[::3] + CASES[-4:-3],
+                         ids=[f"{k}-{len(g)}" for k, _, g in CASES[::3] + CASES[-4:-3]])
 def test_the_directed_cycles_use_every_directed_link_once(kind, spec, graph):
     topology = build_topology(spec)
     links = []
@@ -58,7 +59,7 @@ def test_the_directed_cycles_use_every_directed_link_once(kind, spec, graph):
 
 
 def test_a_network_without_a_decomposition_is_refused_in_one_sentence():
-    for spec in ({"kind": "torus", "dims": [4, 6]}, {"kind": "hypercube", "dimension": 6},
+    for spec in ({"kind": "torus", "dims": [4, 6]}, {"kind": "hypercube", "dimension": 5},
                  {"kind": "mesh", "dims": [4, 4]}):
         with pytest.raises(ValueError, match="no Hamiltonian decomposition for"):
             hamiltonian_cycles(build_topology(spec))
@@ -96,3 +97,29 @@ def test_two_crashed_nodes_can_stop_every_copy_of_one_pair(spec, pair, cut):
     paths = [copy_path(cycle, *pair) for cycle in directed_cycles(topology)]
     assert all(set(path) & set(cut) for path in paths)
     assert smallest_node_cut(paths) is not None and len(smallest_node_cut(paths)) == 2
+
+
+def test_a_switch_joins_cycles_and_keeps_or_cuts_one_by_the_order_of_its_links():
+    """The bookkeeping `switch_to_cycles` relies on, against networkx's count of components."""
+    from harts.network.hamiltonian import _cycle_change, _cycles
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(6, 14))
+        order = rng.permutation(n)
+        cut = int(rng.integers(0, n - 2)) if rng.random() < 0.5 else 0  # sometimes two cycles
+        rings = [order[:cut + 3], order[cut + 3:]] if cut and n - cut - 3 >= 3 else [order]
+        factor = np.zeros((n, 2), dtype=np.int64)
+        for ring in rings:
+            factor[ring, 0], factor[ring, 1] = np.roll(ring, 1), np.roll(ring, -1)
+        p1 = int(rng.integers(n))
+        p2 = int(factor[p1, rng.integers(2)])
+        p3 = int(rng.choice([v for v in range(n) if v not in (p1, p2)]))
+        p4 = int(factor[p3, rng.integers(2)])
+        if p4 in (p1, p2):
+            continue
+        graph = nx.Graph((v, int(w)) for v in range(n) for w in factor[v])
+        graph.remove_edges_from([(p1, p2), (p3, p4)])
+        graph.add_edges_from([(p2, p3), (p4, p1)])
+        assert _cycle_change(_cycles(factor), p1, p2, p3, p4) == (
+            nx.number_connected_components(graph) - len(rings)), (rings, p1, p2, p3, p4)

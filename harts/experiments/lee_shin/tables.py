@@ -24,7 +24,8 @@ MU = 2
 CASES = (
     ("ihc", {"kind": "hex", "size": 3}), ("ihc", {"kind": "hex", "size": 6}),
     ("ihc", {"kind": "torus", "dims": [4, 4]}), ("ihc", {"kind": "torus", "dims": [8, 8]}),
-    ("ihc", {"kind": "hypercube", "dimension": 4}), ("ihc", {"kind": "hypercube", "dimension": 8}),
+    ("ihc", {"kind": "hypercube", "dimension": 4}), ("ihc", {"kind": "hypercube", "dimension": 6}),
+    ("ihc", {"kind": "hypercube", "dimension": 8}),
     ("ks", {"kind": "hex", "size": 3}), ("ks", {"kind": "hex", "size": 5}), ("ks", {"kind": "hex", "size": 7}),
     ("vsq", {"kind": "torus", "dims": [5, 5]}), ("vsq", {"kind": "torus", "dims": [7, 7]}),
     ("vrs", {"kind": "hypercube", "dimension": 4}), ("vrs", {"kind": "hypercube", "dimension": 8}),
