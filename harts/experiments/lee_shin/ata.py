@@ -169,7 +169,8 @@ def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int, queu
 
 def ks_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
     """KS-ATA (section V-B): every node in turn runs Kandlur & Shin's 6-BCAST, the next starting when the
-    previous one's best-case latency 3(S + rM) + (2n - 5)d has passed (paper 000, Table I)."""
+    previous one's best-case latency 3(S + rM) + (2n - 5)d has passed (paper 000, Table I). With `queueing`
+    = D, the worst case (_one_at_a_time_worst_case)."""
     if config.topology_spec["kind"] != "hex":
         raise InputError("KS-ATA runs on the hexagonal mesh only (Kandlur & Shin's 6-BCAST)")
     config, timing, length = prepare(config, "kandlur_shin", "harts", mu, length)
@@ -188,7 +189,8 @@ def ks_ata(config: Config, mu: int, length: int | None = None, queueing: int | N
 
 def vsq_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
     """VSQ-ATA (section V-C): every node in turn runs VSQ on the odd square torus (harts.reference.vsq), the
-    next starting when the previous one's best case has passed."""
+    next starting when the previous one's best case has passed. With `queueing` = D, the worst case
+    (_one_at_a_time_worst_case)."""
     spec = config.topology_spec
     dims = spec.get("dims", [])
     if spec["kind"] != "torus" or len(dims) != 2 or dims[0] != dims[1] or dims[0] % 2 == 0:
@@ -209,7 +211,8 @@ def vsq_ata(config: Config, mu: int, length: int | None = None, queueing: int | 
 
 def vrs_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
     """VRS-ATA (section V-A): every node in turn runs VRS on the hypercube, the next starting when the
-    previous one's best case (its slowest copy's T(S + rM) + Cd, harts.reference.rs) has passed."""
+    previous one's best case (its slowest copy's T(S + rM) + Cd, harts.reference.rs) has passed. With
+    `queueing` = D, the worst case (_one_at_a_time_worst_case)."""
     if config.topology_spec["kind"] != "hypercube":
         raise InputError("VRS-ATA runs on the hypercube only (Ramanathan & Shin's broadcast)")
     config, timing, length = prepare(config, "vrs", "vrs", mu, length)
