@@ -154,8 +154,9 @@ def _cycle_change(label, p1, p2, p3, p4) -> int:
         return -1
     size = length[cycle[p1]]
     step = 1 if position[p2] == (position[p1] + 1) % size else -1
-    ahead = lambda z: ((position[z] - position[p2]) * step) % size  # noqa: E731
-    return 1 if ahead(p3) < ahead(p4) else 0
+    # walking on from p2, away from p1: reaching p3 before p4 cuts the cycle in two
+    ahead_p3, ahead_p4 = ((position[[p3, p4]] - position[p2]) * step) % size
+    return 1 if ahead_p3 < ahead_p4 else 0
 
 
 def _cycles(factor: np.ndarray):

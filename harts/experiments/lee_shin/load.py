@@ -67,7 +67,7 @@ class LoadPoint:
 
 
 def points(loads=LOADS, seeds=SEEDS) -> list[LoadPoint]:
-    return [LoadPoint(name, algorithm, load, seed if load > 0 else seeds[0])
+    return [LoadPoint(name, algorithm, load, seed)
             for name, (_, algorithms) in NETWORKS.items() for algorithm, _ in algorithms
             for load in loads for seed in (seeds if load > 0 else seeds[:1])]
 
@@ -80,8 +80,8 @@ def load_sweep(results: Path, loads=LOADS, seeds=SEEDS, resume: bool = False, wo
     rows = [{k: v for k, v in done[task.key].items() if k != "key"} for task in tasks]
     out = results / "paper001"
     out.mkdir(parents=True, exist_ok=True)
-    write_csv([{**r, "best_case_cycles": bounds(rows, r)[0], "worst_case_cycles": bounds(rows, r)[1]}
-               for r in rows], out / "load.csv")
+    write_csv([{**r, **dict(zip(("best_case_cycles", "worst_case_cycles"), bounds(rows, r)))} for r in rows],
+              out / "load.csv")
     draw(rows, out / "load.png")
     return rows
 
