@@ -138,8 +138,17 @@ def _check_length(config, args) -> None:
 
 def cmd_run(args) -> int:
     from .config import load_config
+    from .controller import isa
+    from .controller.microcode import assemble
     from .simulation import Simulation
     config = load_config(args.config)
+    if assemble(config.microcode_path()).switching != isa.SWITCHING_CUT_THROUGH:
+        if args.link_map or args.packet_trace is not None:
+            raise InputError("harts run: --link-map and --packet-trace draw cut-through runs; this config's "
+                             "microprogram switches by wormhole or circuit")
+        from .flit_simulation import run_config
+        _print(run_config(config, progress=sys.stderr.isatty()), args.json)
+        return 0
     traced = args.packet_trace is not None
     result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False, hops=traced)
     data = result.summary()
@@ -156,8 +165,12 @@ def cmd_run(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from .tools.calibrate import calibrate
+    from .controller import isa
+    from .controller.microcode import assemble
+    from .tools.calibrate import calibrate, calibrate_flits
     config = _config(args.config)
+    if assemble(config.microcode_path()).switching != isa.SWITCHING_CUT_THROUGH:
+        return _print_flit_calibration(calibrate_flits(config), config, args.json)
     cal = calibrate(config)
     data = {"topology": cal.topology, **cal.as_dict()}
     if args.json:
@@ -174,6 +187,19 @@ def cmd_calibrate(args) -> int:
         lat = {p["length"]: p["latency"] for p in row}
         shown = "  ".join(f"M={m}: {float(lat[m]):8.3f}" for m in sorted(lat))
         print(f"  h={h:2d}  {shown}  residual {float(worst)}")
+    print(f"  largest residual: {float(cal.max_residual)} cycles")
+    return 0
+
+
+def _print_flit_calibration(cal, config, as_json: bool) -> int:
+    data = {"topology": cal.topology, "microcode": config["microcode"], **cal.as_dict()}
+    if as_json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"zero-load latency model of {config['microcode']} on {cal.topology}: {cal.model}, in cycles")
+    print("  " + "   ".join(f"{name} = {value}" for name, value in cal.terms.items()))
+    print(f"  {len(cal.probes)} probes (every destination from node 0, {data['flits_checked']} flits), "
+          f"hops 1..{max(data['hops_checked'])}")
     print(f"  largest residual: {float(cal.max_residual)} cycles")
     return 0
 

@@ -111,6 +111,32 @@ KEYS = [
         "transmitters are busy holds its interface until one frees, and those behind it wait) or per_output "
         "(such a packet goes back to wait in the queue of the transmitter it needs and frees the interface)",
         choices=("single", "per_output")),
+    Key("flow.flit_bytes", "int", 6,
+        "wormhole and circuit switching: bytes per flit, a whole number of link cycles (a multiple of the bytes "
+        "a link moves per cycle)", 1, MAX_BYTES),
+    Key("flow.virtual_channels", "int", 2, "wormhole and circuit switching: virtual channels per link", 1, 64),
+    Key("flow.buffer_flits", "int", 8,
+        "wormhole and circuit switching: depth of every input virtual-channel buffer, in flits", 1, 2**20),
+    Key("flow.circuit_setup", "str", "wait",
+        "circuit switching: a probe that finds its link held waits for it (wait) or releases its partial "
+        "circuit and is sent again (retry)", choices=("wait", "retry")),
+    Key("flow.retry_cycles", "int", 8,
+        "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
+        "sends the probe again", 0, MAX_CYCLES),
+    Key("traffic.synthetic.pattern", "str", "uniform",
+        "wormhole and circuit switching: destinations of the synthetic traffic: uniform (over the other nodes), "
+        "transpose ((x, y) -> (y, x); diagonal nodes send nothing), bit_complement (every coordinate x -> "
+        "side - 1 - x), hotspot (traffic.synthetic.hotspot_fraction of packets to the hotspot nodes)",
+        choices=("uniform", "transpose", "bit_complement", "hotspot")),
+    Key("traffic.synthetic.rate", "float", 0.0,
+        "wormhole and circuit switching: offered load in flits per node per cycle, Poisson packet arrivals "
+        "(0 = no synthetic traffic)", 0),
+    Key("traffic.synthetic.packet_flits", "int", 8, "wormhole and circuit switching: flits per packet", 1,
+        2**20),
+    Key("traffic.synthetic.hotspot_nodes", "list", [],
+        "hotspot pattern: the hotspot nodes ([]: the centre node of a mesh or torus, node 0 of other networks)"),
+    Key("traffic.synthetic.hotspot_fraction", "float", 0.2,
+        "hotspot pattern: probability that a packet goes to a hotspot node", 0, 1),
     Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}"),
     Key("traffic.broadcasts", "list", [],
         "explicit send_packet worms (kandlur_shin NP program): {cycle, source, direction, distance, length}"),

@@ -17,6 +17,8 @@ OP_STORE = 10
 OP_WAIT_TAIL = 11
 OP_WAIT = 12
 OP_DONE = 13
+OP_ACK = 14
+OP_NACK = 15
 
 OPCODES = {
     "wait_header": OP_WAIT_HEADER,
@@ -33,6 +35,8 @@ OPCODES = {
     "wait_tail": OP_WAIT_TAIL,
     "wait": OP_WAIT,
     "done": OP_DONE,
+    "ack": OP_ACK,
+    "nack": OP_NACK,
 }
 OPCODE_NAMES = {v: k for k, v in OPCODES.items()}
 FIELD_OPS = ("set", "add", "or", "and")
@@ -40,7 +44,7 @@ FIELD_OPS = ("set", "add", "or", "and")
 # Instructions that touch shared state (transmitters, the bus, the BMU, the NP, the receiver's FIFO)
 # execute at their own tick in the tick's order; all others only read and write the context's own
 # registers and can run ahead of the clock (PR_RUN_AHEAD).
-SHARED = (OP_FORWARD, OP_TEE, OP_DELIVER, OP_STORE, OP_DONE)
+SHARED = (OP_FORWARD, OP_TEE, OP_DELIVER, OP_STORE, OP_DONE, OP_ACK, OP_NACK)
 # A context that executes this many private instructions in a row on one packet is stopped as looping: far
 # more than any bounded loop over a header value needs (Algorithm A's distance on E-41 is 4,920).
 LOOP_LIMIT = 1_000_000
@@ -48,7 +52,8 @@ LOOP_LIMIT = 1_000_000
 COND_ARRIVED = 0
 COND_LOCAL = 1
 COND_COMPARE = 2
-CONDITIONS = {"arrived": COND_ARRIVED, "local": COND_LOCAL}
+COND_SETUP_RETRIES = 3  # circuit switching: the config says a blocked probe gives up and retries (flow.circuit_setup)
+CONDITIONS = {"arrived": COND_ARRIVED, "local": COND_LOCAL, "setup_retries": COND_SETUP_RETRIES}
 
 CMP_EQ = 0
 CMP_NE = 1
@@ -72,6 +77,24 @@ VIA_TABLE = 4  # the port the packet's route table gives for this node
 VIAS = {"adaptive": VIA_ADAPTIVE, "dimension_order": VIA_DIMENSION_ORDER, "straight": VIA_STRAIGHT,
         "segment": VIA_SEGMENT, "table": VIA_TABLE}
 
+# How a packet is switched: the microprogram's `switching` key. Cut-through runs on the closed-form engine
+# (harts.controller.engine); wormhole and circuit on the flit-level one (harts.controller.flits).
+SWITCHING_CUT_THROUGH = 0
+SWITCHING_WORMHOLE = 1
+SWITCHING_CIRCUIT = 2
+SWITCHINGS = {"cut_through": SWITCHING_CUT_THROUGH, "wormhole": SWITCHING_WORMHOLE, "circuit": SWITCHING_CIRCUIT}
+# Instructions each switching has no meaning for (the assembler refuses them).
+NOT_IN = {SWITCHING_CUT_THROUGH: ("ack", "nack"), SWITCHING_WORMHOLE: ("tee", "store", "ack", "nack"),
+          SWITCHING_CIRCUIT: ("tee", "store")}
+
+# Which virtual channels of the chosen port a flit-level forward may take (its `vc` operand).
+VC_ANY = 0  # any free VC, the lowest first
+VC_DATELINE = 1  # class 0 before the packet crosses the wrap-around link of the axis it travels, class 1 after
+VC_CIRCUIT = 2  # every VC of the port: a circuit holds the whole link
+VC_ESCAPE = 3  # the escape VCs of minimal adaptive routing: VC 0 (and VC 1 past the dateline on a torus)
+VC_ADAPTIVE = 4  # the VCs above the escape VCs
+VCS = {"any": VC_ANY, "dateline": VC_DATELINE, "circuit": VC_CIRCUIT, "escape": VC_ESCAPE, "adaptive": VC_ADAPTIVE}
+
 # Rows of the assembled program (one column per micro-instruction).
 CODE_OP = 0
 CODE_ARG = 1  # branch: condition; forward/tee: via
@@ -83,5 +106,6 @@ CODE_VALUE = 6  # the constant of a field instruction or comparison
 CODE_COMPARE = 7  # CMP_*
 CODE_UNTIL = 8  # tee: header word that stops the forward at 0 (only delivers), -1 for none
 CODE_SHARED = 9  # 1 for the instructions in SHARED
-CODE_ROWS = 10
+CODE_VC = 10  # flit-level forward: VC_*
+CODE_ROWS = 11
 RETRY = -1

@@ -27,7 +27,7 @@ _REQUIRED = {
     "wait": {"cycles"},
     **{name: {"field", "value"} for name in isa.FIELD_OPS},
 }
-_ALLOWED = {"tee": {"until"}, "branch": {"if", "unless"}}
+_ALLOWED = {"tee": {"until"}, "branch": {"if", "unless"}, "forward": {"vc"}}
 _OPTIONAL = {"label", "cycles", "comment"}
 ENTRY_POINTS = ("receive", "inject")
 _COMPARISON = re.compile(r"^\s*([A-Za-z_]\w*)\s*(==|!=|<=|>=|<|>|&)\s*(-?\w+)\s*$")
@@ -48,6 +48,7 @@ class Microprogram:
     fields: tuple[str, ...]  # declared header fields
     segments: int  # segment slots of source-routed packets (0: none)
     table: bool  # whether table-routed packets carry a route-table word
+    switching: int = isa.SWITCHING_CUT_THROUGH  # isa.SWITCHING_*
 
     def __len__(self) -> int:
         return self.code.shape[1]
@@ -134,7 +135,7 @@ def _condition(item: Located, key: str, fields: tuple[str, ...], code: np.ndarra
         return
     match = _COMPARISON.match(str(text.value)) if isinstance(text.value, str) else None
     if match is None:
-        raise text.error(f"'{key}' must be arrived, local or a comparison 'FIELD OP VALUE' (OP one of "
+        raise text.error(f"'{key}' must be arrived, local, setup_retries or a comparison 'FIELD OP VALUE' (OP one of "
                          f"{' '.join(isa.COMPARISONS)}), got {text.value!r}")
     name, compare, value = match.groups()
     if name in isa.PSEUDO_FIELDS:
@@ -164,12 +165,16 @@ def assemble(path: str | Path) -> Microprogram:
     if not isinstance(root.value, dict):
         raise root.error("expected a mapping with keys name, header, entry, program")
     for key in root.value:
-        if key not in ("name", "description", "header", "entry", "program"):
-            raise root.value[key].error(f"unknown key '{key}', expected name, description, header, entry, program")
+        if key not in ("name", "description", "switching", "header", "entry", "program"):
+            raise root.value[key].error(f"unknown key '{key}', expected name, description, switching, header, "
+                                        f"entry, program")
     for key in ("name", "entry", "program"):
         if key not in root.value:
             raise root.error(f"missing key '{key}'")
     fields, segments, table = _declaration(root)
+    switching = _name_field(root, "switching", isa.SWITCHINGS) if "switching" in root.value \
+        else isa.SWITCHING_CUT_THROUGH
+    switching_name = next(k for k, v in isa.SWITCHINGS.items() if v == switching)
     program = root.value["program"]
     if not isinstance(program.value, list) or not program.value:
         raise program.error("'program' must be a non-empty list of instructions")
@@ -204,6 +209,8 @@ def assemble(path: str | Path) -> Microprogram:
         op_name = operands["op"].value
         if op_name not in isa.OPCODES:
             raise operands["op"].error(f"unknown instruction {op_name!r}, expected one of {', '.join(isa.OPCODES)}")
+        if op_name in isa.NOT_IN[switching]:
+            raise operands["op"].error(f"'{op_name}' has no meaning under 'switching: {switching_name}'")
         allowed = {"op"} | _OPTIONAL | _REQUIRED.get(op_name, set()) | _ALLOWED.get(op_name, set())
         for key in operands:
             if key not in allowed:
@@ -239,6 +246,11 @@ def assemble(path: str | Path) -> Microprogram:
                 code[isa.CODE_TARGET, pc] = resolve(item, "else")
             if "until" in operands:
                 code[isa.CODE_UNTIL, pc] = _field_index(item, "until", fields)
+            if "vc" in operands:
+                if switching == isa.SWITCHING_CUT_THROUGH:
+                    raise operands["vc"].error("'vc' needs 'switching: wormhole' or 'switching: circuit' "
+                                               "(cut-through has no virtual channels)")
+                code[isa.CODE_VC, pc] = _name_field(item, "vc", isa.VCS)
         lines.append(item.line)
 
     last_op = int(code[isa.CODE_OP, -1])
@@ -268,6 +280,7 @@ def assemble(path: str | Path) -> Microprogram:
         fields=fields,
         segments=segments,
         table=table,
+        switching=switching,
     )
 
 
@@ -280,6 +293,7 @@ def listing(program: Microprogram) -> str:
     pseudo_names = {v: k for k, v in isa.PSEUDO_FIELDS.items()}
     route_names = {v: k for k, v in ROUTE_NAMES.items()}
     via_names = {v: k for k, v in isa.VIAS.items()}
+    vc_names = {v: k for k, v in isa.VCS.items()}
     rows = []
     width = max([len(name) for name in program.labels] + [5])
     for pc in range(len(program)):
@@ -304,6 +318,8 @@ def listing(program: Microprogram) -> str:
         elif op in (isa.OP_FORWARD, isa.OP_TEE):
             failure = "retry" if column[isa.CODE_TARGET] == isa.RETRY else target
             operands = f"via {via_names[int(column[isa.CODE_ARG])]} else {failure}"
+            if program.switching != isa.SWITCHING_CUT_THROUGH:
+                operands += f" vc {vc_names[int(column[isa.CODE_VC])]}"
             if column[isa.CODE_UNTIL] >= 0:
                 operands += f" until {program.fields[int(column[isa.CODE_UNTIL])]}"
         else:

@@ -68,3 +68,75 @@ def calibrate(config: Config, lengths=LENGTHS) -> Calibration:
         probes.append({"hops": int(hop_of[k]), "length": int(length[k]), "destination": int(dst[k]),
                        "latency": latency[k], "model": model})
     return Calibration(topo.name, S, r, d, worst, probes)
+
+
+FLIT_LENGTHS = (1, 4, 16)  # data flits per probe packet
+
+
+@dataclass
+class FlitCalibration:
+    """The zero-load model of a wormhole or circuit microprogram, fitted and checked on every destination."""
+
+    topology: str
+    model: str  # the formula, in the names of `terms`
+    terms: dict[str, Fraction]  # name -> cycles (per hop / per flit where the name says)
+    max_residual: Fraction
+    probes: list[dict]  # hops, flits, destination, latency, model
+
+    def as_dict(self) -> dict:
+        return {"model": self.model, **{f"{k}": float(v) for k, v in self.terms.items()},
+                "exact": {k: str(v) for k, v in self.terms.items()},
+                "max_residual_cycles": float(self.max_residual), "probes": len(self.probes),
+                "hops_checked": sorted({p["hops"] for p in self.probes}), "flits_checked": list(FLIT_LENGTHS)}
+
+
+def calibrate_flits(config: Config, lengths=FLIT_LENGTHS) -> FlitCalibration:
+    """One packet at a time from node 0 to every other node at every length, on an idle network: fit the
+    model from the 1- and 2-hop probes, then take the largest residual over all of them.
+
+    Wormhole: S + r*M + (h-1)*d with M in flits. Circuit: alpha + h*delta + L*tau as paper 004 writes it,
+    L the data flits."""
+    from ..controller import isa
+    from ..flit_simulation import FlitSimulation, packets
+
+    sim = FlitSimulation(config)
+    topo = sim.topology
+    destinations = np.arange(1, topo.n_nodes)
+    hops = topo.distance(np.zeros(len(destinations), np.int64), destinations)
+    f = sim.params
+    # no probe can meet the previous one: far more than any zero-load latency
+    spacing = 4 * (max(lengths) * f.flit_cycles + int(hops.max()) * (3 * f.link_latency + 8) + 64)
+    dst = np.repeat(destinations, len(lengths))
+    flits = np.tile(np.asarray(lengths), len(destinations))
+    result = sim.run(packets(np.arange(len(dst)) * spacing, 0, dst, flits))
+    latency = result.latency
+    hop_of = np.repeat(hops, len(lengths))
+
+    def measured(h: int, m: int) -> Fraction:
+        return Fraction(int(latency[(hop_of == h) & (flits == m)][0]))
+
+    m0, m1 = lengths[0], lengths[1]
+    per_flit = (measured(1, m1) - measured(1, m0)) / (m1 - m0)
+    per_hop = measured(2, m0) - measured(1, m0) if hops.max() >= 2 else Fraction(0)
+    if sim.microprogram.switching == isa.SWITCHING_CIRCUIT:
+        alpha = measured(1, m0) - per_hop - per_flit * m0
+        terms = {"alpha_cycles": alpha, "delta_cycles_per_hop": per_hop, "tau_cycles_per_flit": per_flit}
+        model_text = "alpha + h*delta + L*tau"
+
+        def model(h, m):
+            return alpha + h * per_hop + m * per_flit
+    else:
+        start = measured(1, m0) - per_flit * m0
+        terms = {"S_cycles": start, "r_cycles_per_flit": per_flit, "d_cycles_per_hop": per_hop}
+        model_text = "S + r*M + (h-1)*d"
+
+        def model(h, m):
+            return start + per_flit * m + (h - 1) * per_hop
+    probes = []
+    worst = Fraction(0)
+    for k in range(len(dst)):
+        predicted = model(int(hop_of[k]), int(flits[k]))
+        worst = max(worst, abs(predicted - int(latency[k])))
+        probes.append({"hops": int(hop_of[k]), "flits": int(flits[k]), "destination": int(dst[k]),
+                       "latency": int(latency[k]), "model": predicted})
+    return FlitCalibration(topo.name, model_text, terms, worst, probes)

@@ -1,0 +1,47 @@
+"""The numbers that fix the flit-level model's timing, taken from the config (MODEL.md, Flow-controlled switching)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FlitParams:
+    flit_bytes: int  # F
+    flit_cycles: int  # k: cycles a link is busy per flit (F / bytes per cycle)
+    virtual_channels: int  # V
+    buffer_flits: int  # B: depth of every input VC buffer
+    bus_delay: int  # b
+    link_delay: int  # w
+    np_send: int  # n_s: creation to the injection queue
+    deliver: int  # n_d: last flit off the ejection bus to the NP
+    circuit_retry: bool  # flow.circuit_setup == retry
+    retry_cycles: int  # back-off of a probe that gave up, after its nack reached the source
+
+    @property
+    def link_latency(self) -> int:
+        """Lk: a flit granted the switch at t is usable in the downstream buffer from t + Lk."""
+        return self.bus_delay + self.flit_cycles + self.link_delay
+
+    @property
+    def credit_delay(self) -> int:
+        """C: a buffer slot freed at t can be written by the upstream transmitter from t + C."""
+        return 1 + self.link_delay
+
+    @property
+    def ack_hop(self) -> int:
+        """Cycles an acknowledgment (or nack) takes per hop back to the source."""
+        return 1 + self.link_delay
+
+    def flits(self, length_bytes):
+        """Flits of a packet of this many bytes (header included): at least one."""
+        return max(1, -(-int(length_bytes) // self.flit_bytes))
+
+    @classmethod
+    def from_config(cls, config) -> FlitParams:
+        bpc = config.bytes_per_cycle
+        return cls(flit_bytes=config["flow.flit_bytes"], flit_cycles=config["flow.flit_bytes"] // bpc,
+                   virtual_channels=config["flow.virtual_channels"], buffer_flits=config["flow.buffer_flits"],
+                   bus_delay=config["timing.bus_delay_cycles"], link_delay=config["timing.link_delay_cycles"],
+                   np_send=config["timing.np_send_cycles"], deliver=config["timing.deliver_cycles"],
+                   circuit_retry=config["flow.circuit_setup"] == "retry", retry_cycles=config["flow.retry_cycles"])

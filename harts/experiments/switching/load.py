@@ -1,0 +1,133 @@
+"""Latency against offered load on the 8x8 mesh and the 8x8 torus, for each traffic pattern, on a flit-level
+microprogram (wormhole.yaml by default: dimension-order routing, 2 VCs with the dateline, 8-flit buffers,
+8-flit packets).
+
+Each point is one run: Poisson arrivals for WARMUP + MEASURE cycles, then every packet is delivered. Latency
+is creation to delivery (source queueing included) of the packets created in the measurement window;
+accepted throughput is the data flits delivered during the window per node and cycle. The offered loads
+are fractions of each pattern's channel-load bound (harts.patterns.throughput_bound), up to past it, so
+the saturation throughput (the largest accepted throughput of the sweep) can be set against that bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...config import defaults
+from ...flit_simulation import FlitSimulation, packets
+from ...network.build import build_topology
+from ...patterns import PATTERNS, synthetic_packets, throughput_bound
+from ..sweep import run_tasks, write_csv
+
+NETWORKS = {"mesh 8x8": {"kind": "mesh", "dims": [8, 8]}, "torus 8x8": {"kind": "torus", "dims": [8, 8]}}
+FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.3)  # of the channel-load bound
+PACKET_FLITS = 8
+WARMUP = 2_000
+MEASURE = 10_000
+SEED = 1
+
+
+def config_for(network: str, microcode: str):
+    return defaults().with_values(topology=NETWORKS[network], microcode=microcode)
+
+
+@dataclass(frozen=True)
+class LoadPoint:
+    network: str
+    pattern: str
+    fraction: float
+    microcode: str = "wormhole"
+
+    @property
+    def key(self) -> str:
+        return f"load-{self.microcode}-{self.network.replace(' ', '')}-{self.pattern}-{self.fraction:g}"
+
+    @property
+    def cost(self) -> float:
+        return self.fraction
+
+    def run(self) -> dict:
+        config = config_for(self.network, self.microcode)
+        sim = FlitSimulation(config)
+        bound = throughput_bound(sim.topology, self.pattern, sim.params.flit_cycles)
+        rate = self.fraction * bound.throughput
+        create, source, dest = synthetic_packets(sim.topology, self.pattern, rate, PACKET_FLITS, WARMUP + MEASURE,
+                                                 SEED)
+        result = sim.run(packets(create, source, dest, PACKET_FLITS))
+        measured = (create >= WARMUP) & (create < WARMUP + MEASURE)
+        in_window = (result.delivered >= WARMUP) & (result.delivered < WARMUP + MEASURE)
+        n = sim.topology.n_nodes
+        latency = result.latency[measured]
+        return {"key": self.key, "microcode": self.microcode, "network": self.network, "pattern": self.pattern,
+                "bound_fraction": self.fraction, "bound_flits_per_node_cycle": bound.throughput,
+                "bottleneck": str(bound.bottleneck), "offered": rate,
+                "offered_measured": float(PACKET_FLITS * measured.sum() / (n * MEASURE)),
+                "accepted": float(PACKET_FLITS * in_window.sum() / (n * MEASURE)),
+                "latency_mean": float(latency.mean()), "latency_p99": float(np.percentile(latency, 99)),
+                "packets": int(len(create)), "peak_buffer_flits": result.peak_flits,
+                "last_cycle": result.cycles}
+
+
+def points(microcode: str = "wormhole", fractions=FRACTIONS) -> list[LoadPoint]:
+    return [LoadPoint(network, pattern, fraction, microcode) for network in NETWORKS for pattern in PATTERNS
+            for fraction in fractions]
+
+
+def saturation(rows: list[dict]) -> list[dict]:
+    """Per network and pattern: the largest accepted throughput of the sweep, against the bound."""
+    out = []
+    for network in NETWORKS:
+        for pattern in PATTERNS:
+            mine = [r for r in rows if r["network"] == network and r["pattern"] == pattern]
+            if not mine:
+                continue
+            best = max(mine, key=lambda r: r["accepted"])
+            bound = mine[0]["bound_flits_per_node_cycle"]
+            out.append({"network": network, "pattern": pattern, "bound": bound, "bottleneck": mine[0]["bottleneck"],
+                        "saturation": best["accepted"], "fraction_of_bound": best["accepted"] / bound,
+                        "at_offered": best["offered"]})
+    return out
+
+
+def load_sweep(results: Path, microcode: str = "wormhole", fractions=FRACTIONS, resume: bool = False,
+               workers: int | None = None, dask_scheduler: str | None = None, progress: bool = True) -> list[dict]:
+    tasks = points(microcode, fractions)
+    done = run_tasks(tasks, results, resume=resume, workers=workers, dask_scheduler=dask_scheduler,
+                     progress=progress, description=f"{microcode} under load")
+    rows = [{k: v for k, v in done[task.key].items() if k != "key"} for task in tasks]
+    out = results / "switching"
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(rows, out / f"{microcode}_load.csv")
+    write_csv(saturation(rows), out / f"{microcode}_saturation.csv")
+    draw(rows, out / f"{microcode}_load.png", microcode)
+    return rows
+
+
+def draw(rows: list[dict], path: Path, microcode: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(NETWORKS), figsize=(13, 4.6), layout="constrained")
+    for ax, network in zip(axes, NETWORKS):
+        for index, pattern in enumerate(PATTERNS):
+            mine = [r for r in rows if r["network"] == network and r["pattern"] == pattern]
+            if not mine:
+                continue
+            colour = f"C{index}"
+            ax.plot([r["offered"] for r in mine], [r["latency_mean"] for r in mine], marker="o", ms=3,
+                    color=colour, label=f"{pattern} (bound {mine[0]['bound_flits_per_node_cycle']:.3f})")
+            ax.axvline(mine[0]["bound_flits_per_node_cycle"], color=colour, ls=":", lw=0.9)
+        ax.set_yscale("log")
+        ax.set_xlabel("offered load (flits per node per cycle)")
+        ax.set_ylabel("mean latency (cycles, creation to delivery)")
+        ax.set_title(f"{network}: dotted lines are the channel-load bounds", fontsize=9)
+        ax.legend(fontsize=7)
+    topology = build_topology(NETWORKS[next(iter(NETWORKS))])
+    fig.suptitle(f"{microcode}: {PACKET_FLITS}-flit packets, dimension-order routing, {topology.n_nodes} nodes",
+                 fontsize=10)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)

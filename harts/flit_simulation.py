@@ -1,0 +1,378 @@
+"""Wormhole and circuit switching: one configured machine on the flit-level kernel, ready to run packets.
+
+A microprogram that declares ``switching: wormhole`` or ``switching: circuit`` runs here; MODEL.md (Flow-
+controlled switching) gives the rules of every cycle. ``FlitSimulation(config).run(packets)`` returns a
+``FlitResult`` with every packet's creation and delivery cycle, after the invariants were checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import Config
+from .controller import isa
+from .controller.flits import state as S
+from .controller.flits.kernel import run_flits
+from .controller.flits.params import FlitParams
+from .controller.microcode import Microprogram, assemble
+from .errors import InputError, SimulationError
+from .network.build import build_topology, node_count, port_count
+from .simulation import _gigabytes, _topology_error, available_memory
+
+FLOW_VIAS = (isa.VIA_DIMENSION_ORDER, isa.VIA_ADAPTIVE)
+ERRORS = {
+    S.ERR_NO_ROUTE: "forward with no hop left (the packet has arrived)",
+    S.ERR_NO_LINK: "forward onto a port without a link",
+    S.ERR_DEADLOCK: "deadlock",
+    S.ERR_CYCLE_LIMIT: "the run went past run.drain_cycles after the last packet was created",
+    S.ERR_BAD_CONTEXT: "deliver, ack or nack at the injection input",
+    S.ERR_TWICE: "a packet was delivered twice",
+    S.ERR_OVERFLOW: "a flit was sent into a full buffer",
+}
+
+
+class DeadlockError(SimulationError):
+    """The network stopped with packets in it; ``cycle`` names the channels that wait for each other."""
+
+    def __init__(self, message: str, cycle: list[str]):
+        super().__init__(message)
+        self.cycle = cycle
+
+
+@dataclass
+class Packets:
+    """What a run is asked to send: per packet its creation cycle, source, destination and data flits."""
+
+    create: np.ndarray
+    source: np.ndarray
+    destination: np.ndarray
+    flits: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.create)
+
+
+def packets(create, source, destination, flits) -> Packets:
+    arrays = [np.ascontiguousarray(np.atleast_1d(a), dtype=np.int64) for a in (create, source, destination, flits)]
+    arrays = np.broadcast_arrays(*arrays)
+    return Packets(*(np.ascontiguousarray(a) for a in arrays))
+
+
+@dataclass
+class FlitResult:
+    topology: object
+    params: FlitParams
+    sent: Packets
+    delivered: np.ndarray  # cycle the NP has each packet
+    hops: np.ndarray  # links each packet's head crossed (its last attempt's, in circuit switching)
+    attempts: np.ndarray  # probes sent (circuit switching; 1 otherwise)
+    paths: np.ndarray  # [packet, k]: the input entered at hop k (0: the source's injection input)
+    output_flits: np.ndarray  # [node, output]: flits sent through each output (P: the ejection)
+    peak_flits: int  # most flits any input VC buffer held
+    cycles: int  # the last cycle simulated
+    stats: np.ndarray
+
+    @property
+    def latency(self) -> np.ndarray:
+        return self.delivered - self.sent.create
+
+    def path_nodes(self, k: int) -> list[int]:
+        """The nodes packet k's head went through, source first."""
+        per_node = self.topology.n_ports * self.params.virtual_channels + 1
+        return [int(i) // per_node for i in self.paths[k, : self.hops[k] + 1]]
+
+
+class FlitSimulation:
+    """One configured machine whose microprogram switches by wormhole or circuit."""
+
+    def __init__(self, config: Config, microprogram: Microprogram | None = None):
+        self.config = config
+        self.microprogram = microprogram or assemble(config.microcode_path())
+        program = self.microprogram
+        if program.switching == isa.SWITCHING_CUT_THROUGH:
+            raise config.error("microcode", f"microprogram {program.name!r} switches by cut-through; the flit-level "
+                                            f"model runs 'switching: wormhole' or 'switching: circuit'")
+        if program.fields or program.segments or program.table:
+            raise InputError("the flit-level model carries only route offsets: declare no header fields, "
+                             "segments or table", program.path, program.source_lines[0] - 1 or None)
+        op = program.code[isa.CODE_OP]
+        for pc in np.nonzero((op == isa.OP_FORWARD) & ~np.isin(program.code[isa.CODE_ARG], FLOW_VIAS))[0]:
+            raise InputError("the flit-level model routes by 'via: dimension_order' or 'via: adaptive'",
+                             program.path, program.source_lines[pc])
+        spec = config.topology_spec
+        try:
+            nodes, ports = node_count(spec), port_count(spec)
+        except ValueError as exc:
+            raise _topology_error(config, str(exc)) from None
+        bpc = config.bytes_per_cycle
+        if config["flow.flit_bytes"] % bpc:
+            raise config.error("flow.flit_bytes", f"'flow.flit_bytes' ({config['flow.flit_bytes']}) must be a "
+                                                  f"multiple of the {bpc} bytes a link moves per cycle")
+        self.params = FlitParams.from_config(config)
+        vcs = self.params.virtual_channels
+        inputs = nodes * (ports * vcs + 1)
+        if inputs >= S.KEY_SPAN:
+            raise config.error("topology", f"{inputs:,} input VCs; the flit-level kernel takes at most "
+                                           f"{int(S.KEY_SPAN) - 1:,}")
+        needed = inputs * (S.IN_ROWS + 4 * self.params.buffer_flits + 6) * 8
+        available = available_memory()
+        if needed > 0.8 * available:
+            raise config.error("flow.buffer_flits", f"{inputs:,} input VCs of {self.params.buffer_flits} flits need "
+                                                    f"about {_gigabytes(needed)}; {_gigabytes(available)} is available")
+        self.topology = build_topology(spec)
+        topo = self.topology
+        self.wraps = topo.wrap_links()
+        has_wraps = bool(self.wraps.any())
+        self.escapes = 2 if has_wraps else 1
+        uses = set(program.code[isa.CODE_VC, op == isa.OP_FORWARD].tolist())
+        if isa.VC_ADAPTIVE in uses and vcs <= self.escapes:
+            raise config.error("flow.virtual_channels", f"{program.name!r} routes adaptively above "
+                                                        f"{self.escapes} escape VC(s) on {topo.name}: it needs "
+                                                        f"'flow.virtual_channels' >= {self.escapes + 1}, got {vcs}")
+        if isa.VC_DATELINE in uses and has_wraps and vcs < 2:
+            raise config.error("flow.virtual_channels", f"{program.name!r} separates VCs at the dateline on "
+                                                        f"{topo.name}: it needs 'flow.virtual_channels' >= 2, "
+                                                        f"got {vcs}")
+        self.port_axis = np.full(topo.n_ports, 0, np.int64)
+        self.port_axis[topo.axis_positive] = np.arange(topo.n_axes)
+        self.port_axis[topo.axis_negative] = np.arange(topo.n_axes)
+        self.class_split = -(-vcs // 2) if has_wraps and vcs >= 2 else vcs
+
+    def _params(self, packets_count: int, last_cycle: int) -> np.ndarray:
+        p = np.zeros(S.PR_ROWS, np.int64)
+        f = self.params
+        c = self.config
+        p[S.PR_PORTS] = self.topology.n_ports
+        p[S.PR_VCS] = f.virtual_channels
+        p[S.PR_DEPTH] = f.buffer_flits
+        p[S.PR_FLIT_CYCLES] = f.flit_cycles
+        p[S.PR_LINK_LATENCY] = f.link_latency
+        p[S.PR_CREDIT_DELAY] = f.credit_delay
+        p[S.PR_ACK_HOP] = f.ack_hop
+        p[S.PR_NP_SEND] = f.np_send
+        p[S.PR_EJECT_DELAY] = f.bus_delay + f.flit_cycles + f.deliver
+        p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
+        p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
+        p[S.PR_AXES] = self.topology.n_axes
+        p[S.PR_CIRCUIT] = self.microprogram.switching == isa.SWITCHING_CIRCUIT
+        p[S.PR_SETUP_RETRIES] = f.circuit_retry
+        p[S.PR_RETRY_CYCLES] = f.retry_cycles
+        p[S.PR_DEADLOCK_CYCLES] = c["run.deadlock_cycles"]
+        p[S.PR_LAST_CYCLE] = last_cycle
+        p[S.PR_ESCAPES] = self.escapes
+        p[S.PR_CLASS_SPLIT] = self.class_split
+        p[S.PR_PAUSE_AT] = S.NEVER
+        return p
+
+    def run(self, sent: Packets, progress=None) -> FlitResult:
+        """Run the packets to delivery; check the invariants. ``progress(cycle)`` is called between slices."""
+        topo = self.topology
+        f = self.params
+        n = len(sent)
+        if n and (sent.source.min() < 0 or sent.source.max() >= topo.n_nodes or sent.destination.min() < 0
+                  or sent.destination.max() >= topo.n_nodes):
+            raise ValueError(f"node out of range 0..{topo.n_nodes - 1}")
+        if n and ((sent.source == sent.destination).any() or sent.flits.min() < 1 or sent.create.min() < 0):
+            raise ValueError("every packet needs a destination other than its source, >= 1 flit, creation >= 0")
+        circuit = self.microprogram.switching == isa.SWITCHING_CIRCUIT
+        ports, vcs, depth = topo.n_ports, f.virtual_channels, f.buffer_flits
+        inputs_count = topo.n_nodes * (ports * vcs + 1)
+        last_create = int(sent.create.max()) if n else 0
+        params = self._params(n, last_create + self.config["run.drain_cycles"])
+        per_node = ports * vcs + 1
+        node, local = np.divmod(np.arange(inputs_count, dtype=np.int64), per_node)
+        injection = local == ports * vcs
+        row = node * (ports + 1) + np.where(injection, ports, local // vcs)
+        links = topo.neighbours >= 0
+        downstream = np.where(links, topo.neighbours * per_node + topo.in_port * vcs, -1).reshape(-1)
+        machine = S.Machine(np.ascontiguousarray(self.microprogram.code), params, topo.neighbours, topo.in_port,
+                            topo.axis_positive, topo.axis_negative, self.port_axis,
+                            np.ascontiguousarray(self.wraps, dtype=np.int64), node, row,
+                            np.where(injection, 0, local % vcs), injection.astype(np.int64),
+                            np.ascontiguousarray(downstream, dtype=np.int64))
+        buffers = S.Buffers(np.full((inputs_count, depth), -1, np.int64), np.full((inputs_count, depth), -1, np.int64),
+                            np.zeros((inputs_count, depth), np.int64), np.full((inputs_count, depth), S.EARLY))
+        table = np.zeros((inputs_count, S.IN_ROWS), np.int64)
+        table[:, S.IN_OUT] = -1
+        table[:, S.IN_WAIT_FOR] = -1
+        table[:, S.CX_PKT] = -1
+        table[:, S.CX_TAIL_AT] = -1
+        port_rows = np.zeros((topo.n_nodes * (ports + 1), S.PT_ROWS), np.int64)
+        port_rows[:, S.PT_QUEUE_HEAD] = -1
+        port_rows[:, S.PT_QUEUE_TAIL] = -1
+        switch = S.Switch(table, port_rows, np.full(topo.n_nodes * ports * vcs, -1, np.int64))
+        offsets = topo.route_offsets(sent.source, sent.destination) if n else np.zeros((0, topo.n_axes), np.int64)
+        longest = int(np.abs(offsets).sum(axis=1).max()) if n else 0
+        pk = np.zeros((max(n, 1), S.PK_ROWS), np.int64)
+        pk[:n, S.PK_SOURCE] = sent.source
+        pk[:n, S.PK_DEST] = sent.destination
+        pk[:n, S.PK_FLITS] = sent.flits + (1 if circuit else 0)
+        pk[:n, S.PK_CREATE] = sent.create
+        pk[:, S.PK_DELIVERED] = -1
+        pk[:, S.PK_ACKED] = S.NEVER
+        pk[:, S.PK_ATTEMPTS] = 1
+        header = np.zeros((max(n, 1), topo.n_axes), np.int64)
+        header[:n] = offsets
+        packets_ = S.Packets(pk, header, header.copy(), np.full((max(n, 1), longest + 1), -1, np.int64))
+        order = np.argsort(sent.create, kind="stable").astype(np.int64)
+        stats = np.zeros(S.ST_ROWS, np.int64)
+        stats[S.ST_TIME] = int(sent.create.min()) if n else 0
+        run = S.Run(stats, np.zeros(4 * inputs_count + 16, np.int64), np.zeros(inputs_count, np.int64),
+                    np.full(topo.n_nodes * (ports + 1), -1, np.int64), np.full(topo.n_nodes * (ports + 1), -1, np.int64),
+                    np.zeros(topo.n_nodes * (ports + 1), np.int64), np.zeros(topo.n_nodes * (ports + 1), np.int64),
+                    sent.create, order)
+        if n:
+            slice_cycles = 20_000
+            while True:
+                params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_cycles if progress else S.NEVER
+                run_flits(machine, buffers, switch, packets_, run)
+                if stats[S.ST_ERROR] != 0 or stats[S.ST_DELIVERED] == n:
+                    break
+                progress(int(stats[S.ST_TIME]))
+        if stats[S.ST_ERROR] != 0:
+            self._raise(stats, switch, buffers)
+        result = FlitResult(topo, f, sent, pk[:n, S.PK_DELIVERED].copy(), pk[:n, S.PK_HOPS].copy(),
+                            pk[:n, S.PK_ATTEMPTS].copy(), packets_.path[:n], port_rows[:, S.PT_FLITS].reshape(
+                                topo.n_nodes, ports + 1).copy(), int(stats[S.ST_PEAK]), int(stats[S.ST_TIME]), stats)
+        self._check(result, switch, pk[:n], circuit)
+        return result
+
+    def describe_input(self, i: int) -> str:
+        topo = self.topology
+        vcs = self.params.virtual_channels
+        per_node = topo.n_ports * vcs + 1
+        node, local = divmod(int(i), per_node)
+        where = f"node {node} {topo.coordinates(node)}"
+        if local == topo.n_ports * vcs:
+            return f"{where} injection"
+        port, vc = divmod(local, vcs)
+        return f"{where} receiver {topo.port_names[port]} VC {vc}"
+
+    def _raise(self, stats, switch, buffers) -> None:
+        error = int(stats[S.ST_ERROR])
+        cycle = int(stats[S.ST_TIME])
+        if error == S.ERR_DEADLOCK:
+            channels = self.waiting_cycle(switch)
+            raise DeadlockError(f"deadlock at cycle {cycle}: no flit moved for {self.config['run.deadlock_cycles']} "
+                                f"cycles; waiting cycle: {' -> '.join(channels)}", channels)
+        where = ""
+        if error in (S.ERR_NO_ROUTE, S.ERR_NO_LINK, S.ERR_BAD_CONTEXT):
+            where = f" at {self.describe_input(stats[S.ST_ERROR_INPUT])}, " \
+                    f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}"
+        raise SimulationError(f"cycle {cycle}: {ERRORS[error]}{where}")
+
+    def waiting_cycle(self, switch) -> list[str]:
+        """The channels of a deadlock, each waiting for the next: follow every waiting input's recorded wait
+        (a full downstream VC, or the owner of the VC it asked for) until an input repeats."""
+        inputs = switch.inputs
+        waits = inputs[:, S.IN_WAIT_FOR]
+        busy = (inputs[:, S.CX_PKT] >= 0) & (waits >= 0)
+        for start in np.nonzero(busy)[0]:
+            seen: dict[int, int] = {}
+            walk = []
+            i = int(start)
+            while i >= 0 and i not in seen and busy[i]:
+                seen[i] = len(walk)
+                walk.append(i)
+                i = int(waits[i])
+            if i in seen:
+                loop = walk[seen[i]:] + [i]
+                return [self.describe_input(j) for j in loop]
+        return ["(no cycle found among the waiting inputs)"]
+
+    def _check(self, result: FlitResult, switch, pk, circuit: bool) -> None:
+        """The invariants of every run (MODEL.md): each packet delivered once after its creation, every flit
+        ejected once, no buffer above its depth, every VC released and every buffer empty at the end."""
+        n = len(result.sent)
+        problems = []
+        if (result.delivered < 0).any():
+            problems.append(f"{int((result.delivered < 0).sum())} packets undelivered")
+        if n and (result.delivered <= result.sent.create).any():
+            problems.append("a packet delivered no later than it was created")
+        if (pk[:, S.PK_EJECTED] != result.sent.flits).any():
+            problems.append("a packet's data flits were not each ejected once")
+        if int(result.stats[S.ST_EJECTED]) != int(result.sent.flits.sum()):
+            problems.append("flits ejected differ from flits sent")
+        if result.peak_flits > self.params.buffer_flits:
+            problems.append(f"a buffer held {result.peak_flits} flits, above its depth {self.params.buffer_flits}")
+        if (switch.owner >= 0).any():
+            problems.append(f"{int((switch.owner >= 0).sum())} VCs still owned (paths not released)")
+        if (switch.inputs[:, S.IN_COUNT] != 0).any() or (switch.inputs[:, S.IN_OUT] >= 0).any():
+            problems.append("flits left in buffers or inputs still bound")
+        links = result.output_flits[:, : self.topology.n_ports].sum()
+        probes = int((result.attempts * result.hops).sum()) if circuit else 0
+        if links != int((result.sent.flits * result.hops).sum()) + probes and not circuit:
+            problems.append("link flit count differs from flits x hops")
+        if problems:
+            raise SimulationError("invariant violated: " + "; ".join(problems))
+
+
+def config_packets(config: Config, sim: FlitSimulation) -> Packets:
+    """The packets a config asks for: its explicit `traffic.packets` (lengths in bytes, made whole flits) and
+    its synthetic traffic (`traffic.synthetic.*` for `run.cycles` cycles, seed `run.seed`)."""
+    from .patterns import synthetic_packets
+    from .traffic import _records
+
+    topo = sim.topology
+    n = topo.n_nodes
+    explicit = _records(config, "traffic.packets", {"cycle": (0, 2**40), "source": (0, n - 1),
+                                                    "destination": (0, n - 1), "length": (1, 2**40)})
+    for src, dst, item in zip(explicit["source"], explicit["destination"], explicit["item"]):
+        if src == dst:
+            raise item.error("a packet's source and destination must differ")
+    create = list(explicit["cycle"])
+    source = list(explicit["source"])
+    destination = list(explicit["destination"])
+    flits = [sim.params.flits(length) for length in explicit["length"]]
+    rate = config["traffic.synthetic.rate"]
+    if rate > 0:
+        hotspots = config["traffic.synthetic.hotspot_nodes"].plain()
+        if any(not isinstance(v, int) or not 0 <= v < n for v in hotspots):
+            raise config.error("traffic.synthetic.hotspot_nodes", f"hotspot nodes must be nodes 0..{n - 1}, "
+                                                                  f"got {hotspots}")
+        size = config["traffic.synthetic.packet_flits"]
+        try:
+            made = synthetic_packets(topo, config["traffic.synthetic.pattern"], rate, size, config["run.cycles"],
+                                     config["run.seed"], hotspot_nodes=hotspots or None,
+                                     hotspot_fraction=config["traffic.synthetic.hotspot_fraction"])
+        except ValueError as exc:
+            raise config.error("traffic.synthetic.pattern", str(exc)) from None
+        create += made[0].tolist()
+        source += made[1].tolist()
+        destination += made[2].tolist()
+        flits += [size] * len(made[0])
+    order = np.argsort(np.asarray(create, np.int64), kind="stable")
+    return packets(*(np.asarray(a, np.int64)[order] for a in (create, source, destination, flits)))
+
+
+def run_config(config: Config, progress: bool = False) -> dict:
+    """`harts run` for a wormhole or circuit microprogram: the summary of the config's traffic."""
+    sim = FlitSimulation(config)
+    sent = config_packets(config, sim)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=int(sent.create.max()) if len(sent) else 0, unit="cycle", leave=False)
+    result = sim.run(sent, progress=(lambda cycle: bar.update(min(cycle, bar.total) - bar.n)) if bar else None)
+    if bar:
+        bar.close()
+    measured = sent.create >= config["run.warmup_cycles"]
+    latency = result.latency[measured]
+    n = sim.topology.n_nodes
+    span = max(int(sent.create.max()) + 1 - config["run.warmup_cycles"], 1) if len(sent) else 1
+    return {
+        "topology": sim.topology.name, "nodes": n, "microcode": config["microcode"],
+        "switching": {isa.SWITCHING_WORMHOLE: "wormhole", isa.SWITCHING_CIRCUIT: "circuit"}[sim.microprogram.switching],
+        "virtual_channels": sim.params.virtual_channels, "buffer_flits": sim.params.buffer_flits,
+        "packets": len(sent), "packets_measured": int(measured.sum()),
+        "offered_flits_per_node_cycle": float(sent.flits[measured].sum() / (n * span)),
+        "latency_mean_cycles": float(latency.mean()) if len(latency) else None,
+        "latency_p99_cycles": float(np.percentile(latency, 99)) if len(latency) else None,
+        "latency_max_cycles": int(latency.max()) if len(latency) else None,
+        "mean_hops": float(result.hops.mean()) if len(sent) else None,
+        "probes_per_packet": float(result.attempts.mean()) if len(sent) else None,
+        "peak_buffer_flits": result.peak_flits, "cycles": result.cycles,
+        "flits_granted": int(result.stats[S.ST_GRANTS]), "microinstructions": int(result.stats[S.ST_INSTRUCTIONS]),
+    }

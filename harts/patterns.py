@@ -1,0 +1,305 @@
+"""Synthetic traffic patterns for flit-level (wormhole) load experiments, and their channel-load bounds.
+
+A pattern is a destination matrix P: P[s, d] is the probability that a packet created at node s goes to
+node d. A row sums to 1 for a node that sends and is all zero for a node that never sends (the transpose
+pattern's diagonal, whose nodes would send to themselves). The patterns (Dally & Towles, "Principles and
+Practices of Interconnection Networks", ch. 3):
+
+- ``uniform``: uniform over the other N-1 nodes.
+- ``transpose``: (x, y) -> (y, x) on a square 2-D mesh or torus; on a hypercube of even dimension m, the
+  same with x the low m/2 bits and y the high m/2 bits (swap the halves of the address).
+- ``bit_complement``: every grid coordinate x_a -> side_a - 1 - x_a (on a 2^a x 2^b grid this complements
+  the node number's bits); on a hypercube, every bit complemented. A node that maps to itself (only
+  possible when every side is odd) sends nothing.
+- ``hotspot``: with probability ``hotspot_fraction`` to one of the hotspot nodes (uniformly among them,
+  never to itself), otherwise uniform over the other N-1 nodes (hotspots included). A hotspot node that is
+  the only hotspot has no other hotspot to favour, so all of its traffic is uniform.
+
+Channel loads (``channel_loads``) are those of dimension-order routing: the route offsets of
+``Topology.route_offsets`` taken axis by axis, lowest axis first, a positive offset through the axis's
+positive port and a negative one through its negative port. They are computed by walking every (s, d)
+pair with P[s, d] > 0 through the neighbours table, independently of the simulator's routing code.
+
+Load basis of the bounds (``throughput_bound``, ``Bound``): offered load and throughput are in flits per
+node per cycle **averaged over all N nodes of the network**, whether or not a node sends. At offered load
+lambda the N_send sending nodes each inject lambda * N / N_send flits per cycle (for transpose on a k x k
+grid, N / N_send = k^2 / (k^2 - k)), so one unit of offered load puts gamma * N / N_send on a link whose
+per-sender load (``channel_loads``) is gamma, and N / N_send on each sender's injection channel. For the
+patterns in which every node sends (all but transpose, and bit complement on all-odd grids) the two bases
+coincide. ``Bound.throughput_per_sending_node`` gives the other reading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .network.grid import grid_coordinates
+from .network.topology import Topology, require_int
+
+PATTERNS = ("uniform", "transpose", "bit_complement", "hotspot")
+ROUTINGS = ("dimension_order",)
+LOAD_BASIS = "flits per node per cycle, averaged over all N nodes (non-sending nodes included)"
+
+# Loads within this relative distance of the largest count as tied for the bottleneck; the first one in
+# (links in (node, port) order, then ejection, then injection) is reported, so float rounding of loads that
+# are equal in exact arithmetic cannot change which one is named.
+_TIE = 1e-9
+
+
+def destination_matrix(topology: Topology, pattern: str, hotspot_nodes=None,
+                       hotspot_fraction: float = 0.2) -> np.ndarray:
+    """P[s, d], float (N, N): the probability that a packet created at s goes to d.
+
+    Rows sum to 1 for nodes that send and are 0 for nodes that never send; the diagonal is always 0. See the
+    module docstring for the patterns. ``hotspot_nodes`` (hotspot only): node numbers, default the centre
+    node (``default_hotspot``: node 36 of an 8x8 grid); ``hotspot_fraction`` in [0, 1].
+    """
+    n = topology.n_nodes
+    if n < 2:
+        raise ValueError("a traffic pattern needs at least 2 nodes")
+    if pattern == "uniform":
+        return _uniform(n)
+    if pattern == "hotspot":
+        return _hotspot(topology, hotspot_nodes, hotspot_fraction)
+    if pattern == "transpose":
+        return _permutation(n, _transpose(topology))
+    if pattern == "bit_complement":
+        return _permutation(n, _bit_complement(topology))
+    raise ValueError(f"unknown traffic pattern {pattern!r}; expected one of {', '.join(PATTERNS)}")
+
+
+def default_hotspot(topology: Topology) -> int:
+    """The node at coordinates (side_a // 2 for every axis) of a mesh or torus (node 36 = (4, 4) of 8x8);
+    node 0 for other kinds (every node of a hypercube is alike)."""
+    if topology.kind in ("mesh", "torus"):
+        strides = np.concatenate(([1], np.cumprod(topology.shape)[:-1]))
+        return int(((topology.shape // 2) * strides).sum())
+    return 0
+
+
+def draw_destinations(P, sources, rng) -> np.ndarray:
+    """One destination per entry of ``sources``, drawn from row P[source] (vectorised, int64).
+
+    ``rng`` is a numpy Generator or a seed for one; exactly one uniform variate is drawn per source, so a
+    given seed gives the same destinations. Destination d is the first index whose row-cumulative
+    probability exceeds the variate, found by a vectorised binary search; an entry with P[s, d] == 0 is
+    never drawn. Rows are normalised by their sum; a source whose row is all zero (it never sends) is an
+    error.
+    """
+    P = np.asarray(P, dtype=float)
+    if P.ndim != 2 or P.shape[0] != P.shape[1]:
+        raise ValueError(f"P must be a square matrix, got shape {P.shape}")
+    if not np.isfinite(P).all() or (P < 0).any():
+        raise ValueError("P must hold finite non-negative probabilities")
+    n = P.shape[0]
+    sources = np.asarray(sources, dtype=np.int64)
+    flat = sources.ravel()
+    if flat.size and (flat.min() < 0 or flat.max() >= n):
+        raise ValueError(f"source node out of range 0..{n - 1}")
+    rng = np.random.default_rng(rng)
+    u = rng.random(flat.size)
+    if flat.size == 0:
+        return np.zeros(sources.shape, dtype=np.int64)
+    rows = np.unique(flat)
+    cdf = np.cumsum(P[rows], axis=1)
+    total = cdf[:, -1]
+    if (total <= 0).any():
+        silent = rows[total <= 0]
+        raise ValueError(f"node {int(silent[0])} never sends (its row of P is zero) but is asked to")
+    # Dividing by the same sum the cumulative sum ends in keeps every row non-decreasing and <= 1; the
+    # last positive entry and everything after it are set to exactly 1 so every variate in [0, 1) lands on
+    # a positive entry.
+    cdf /= total[:, None]
+    last = n - 1 - np.argmax(P[rows][:, ::-1] > 0, axis=1)
+    cdf[np.arange(n)[None, :] >= last[:, None]] = 1.0
+    row_of = np.searchsorted(rows, flat)
+    lo = np.zeros(flat.size, dtype=np.int64)
+    hi = np.full(flat.size, n - 1, dtype=np.int64)
+    while (lo < hi).any():  # invariant: the answer, the first j with cdf[j] > u, is in [lo, hi]
+        mid = (lo + hi) // 2
+        below = cdf[row_of, mid] <= u
+        lo = np.where(below, mid + 1, lo)
+        hi = np.where(below, hi, mid)
+    return lo.reshape(sources.shape)
+
+
+def channel_loads(topology: Topology, P, routing: str = "dimension_order") -> np.ndarray:
+    """gamma[node, port], float (N, ports): the expected flits per cycle crossing the directed link leaving
+    ``node`` through ``port`` when every sending node injects 1 flit per cycle with destinations drawn from
+    P (rows are used as given; a row should sum to 1 or 0).
+
+    Dimension-order routing: the route offsets are taken axis by axis, lowest axis first, each hop through
+    ``axis_positive[a]`` for a positive offset and ``axis_negative[a]`` for a negative one, following the
+    neighbours table. Every (s, d) pair with P[s, d] > 0 is walked. Only "dimension_order" is supported.
+    """
+    if routing not in ROUTINGS:
+        raise ValueError(f"unknown routing {routing!r}; expected one of {', '.join(ROUTINGS)}")
+    P = np.asarray(P, dtype=float)
+    n = topology.n_nodes
+    if P.shape != (n, n):
+        raise ValueError(f"P must have shape {(n, n)} for {topology.name}, got {P.shape}")
+    src, dst = np.nonzero(P > 0)
+    weight = P[src, dst]
+    offsets = topology.route_offsets(src, dst)
+    gamma = np.zeros(topology.neighbours.shape, dtype=float)
+    node = src.copy()
+    for axis in range(topology.n_axes):
+        t = offsets[:, axis]
+        port = np.where(t > 0, topology.axis_positive[axis], topology.axis_negative[axis])
+        for hop in range(int(np.abs(t).max(initial=0))):
+            moving = np.abs(t) > hop
+            here, through = node[moving], port[moving]
+            np.add.at(gamma, (here, through), weight[moving])
+            node[moving] = topology.neighbours[here, through]
+            if (node[moving] < 0).any():
+                raise ValueError(f"a dimension-order route leaves {topology.name} through a port without a link")
+    if not np.array_equal(node, dst):
+        raise ValueError(f"the dimension-order walk of {topology.name}'s route offsets misses a destination")
+    return gamma
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The channel-load throughput bound of a pattern under dimension-order routing.
+
+    Every load is per unit of offered load in the basis ``load_basis`` (flits per node per cycle averaged
+    over all N nodes); a channel carries at most 1 flit per ``flit_cycles`` cycles, so
+    throughput = 1 / (flit_cycles * max(max_channel_load, max_ejection_load, injection_load)).
+    """
+
+    pattern: str
+    max_channel_load: float  # gamma_max: flits/cycle on the most loaded link per unit offered load
+    bottleneck: tuple  # (node, port) of a most loaded link, or ("ejection", node) / ("injection", node)
+    throughput: float  # offered load (flits/node/cycle, over all N nodes) at which the bottleneck saturates
+    max_ejection_load: float  # flits/cycle into the most loaded node's ejection channel per unit offered load
+    injection_load: float  # flits/cycle each sending node injects per unit offered load: N / N_send
+    n_nodes: int
+    sending_nodes: int
+    flit_cycles: int
+    load_basis: str = LOAD_BASIS
+
+    @property
+    def throughput_per_sending_node(self) -> float:
+        """The same saturation point as flits per cycle injected by each sending node."""
+        return self.throughput * self.n_nodes / self.sending_nodes
+
+
+def throughput_bound(topology: Topology, pattern: str, flit_cycles: int = 1, **pattern_args) -> Bound:
+    """The largest offered load (flits/node/cycle averaged over all N nodes, see the module docstring) that
+    no link, ejection channel or injection channel exceeds its capacity of 1 flit per ``flit_cycles``
+    cycles at, under dimension-order routing. ``pattern_args`` go to ``destination_matrix``.
+
+    The bottleneck is the first of the most loaded resources (within a relative 1e-9) in the order: links in
+    (node, port) order, then ejection channels by node, then injection channels by node.
+    """
+    flit_cycles = require_int(flit_cycles, "flit_cycles", 1)
+    P = destination_matrix(topology, pattern, **pattern_args)
+    sending = P.sum(axis=1) > 0
+    n, n_send = topology.n_nodes, int(sending.sum())
+    scale = n / n_send
+    links = channel_loads(topology, P) * scale
+    ejection = P.sum(axis=0) * scale
+    worst = float(max(links.max(), ejection.max(), scale))
+    tied = worst * (1 - _TIE)
+    if links.max() >= tied:
+        node, port = np.argwhere(links >= tied)[0]  # argwhere is in row-major (node, port) order
+        bottleneck = (int(node), int(port))
+    elif ejection.max() >= tied:
+        bottleneck = ("ejection", int(np.flatnonzero(ejection >= tied)[0]))
+    else:
+        bottleneck = ("injection", int(np.flatnonzero(sending)[0]))
+    return Bound(pattern=pattern, max_channel_load=float(links.max()), bottleneck=bottleneck,
+                 throughput=1.0 / (flit_cycles * worst), max_ejection_load=float(ejection.max()),
+                 injection_load=scale, n_nodes=n, sending_nodes=n_send, flit_cycles=flit_cycles)
+
+
+def _uniform(n: int) -> np.ndarray:
+    P = np.full((n, n), 1.0 / (n - 1))
+    np.fill_diagonal(P, 0.0)
+    return P
+
+
+def _hotspot(topology: Topology, hotspot_nodes, fraction) -> np.ndarray:
+    n = topology.n_nodes
+    if hotspot_nodes is None:
+        hotspot_nodes = (default_hotspot(topology),)
+    hot = np.atleast_1d(np.asarray(hotspot_nodes))
+    if hot.ndim != 1 or hot.size == 0 or not np.issubdtype(hot.dtype, np.integer):
+        raise ValueError(f"hotspot_nodes must be a non-empty list of node numbers, got {hotspot_nodes!r}")
+    if hot.min() < 0 or hot.max() >= n:
+        raise ValueError(f"hotspot node out of range 0..{n - 1}")
+    if np.unique(hot).size != hot.size:
+        raise ValueError(f"hotspot_nodes repeats a node: {hotspot_nodes!r}")
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.integer, np.floating)) \
+            or not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"hotspot_fraction must be a number in [0, 1], got {fraction!r}")
+    fraction = float(fraction)
+    is_hot = np.zeros(n, dtype=bool)
+    is_hot[hot] = True
+    # hot_targets[s, d]: d is a hotspot other than s
+    hot_targets = np.broadcast_to(is_hot, (n, n)).copy()
+    np.fill_diagonal(hot_targets, False)
+    n_targets = hot_targets.sum(axis=1, keepdims=True)
+    # a source with no other hotspot (the only hotspot itself) sends all of its traffic uniformly
+    share = np.where(n_targets > 0, fraction, 0.0)
+    P = (1.0 - share) * _uniform(n) + share * hot_targets / np.maximum(n_targets, 1)
+    return P
+
+
+def _permutation(n: int, destination: np.ndarray) -> np.ndarray:
+    """The matrix of a permutation pattern; a node mapped to itself sends nothing."""
+    P = np.zeros((n, n))
+    nodes = np.arange(n)
+    moves = destination != nodes
+    P[nodes[moves], destination[moves]] = 1.0
+    return P
+
+
+def _transpose(topology: Topology) -> np.ndarray:
+    nodes = np.arange(topology.n_nodes, dtype=np.int64)
+    if topology.kind in ("mesh", "torus"):
+        if topology.shape.size != 2 or topology.shape[0] != topology.shape[1]:
+            raise ValueError(f"transpose needs a square 2-D grid, not {topology.name}")
+        coords = grid_coordinates(topology.shape, nodes)
+        return coords[:, 1] + topology.shape[0] * coords[:, 0]
+    if topology.kind == "hypercube":
+        m = int(topology.shape[0])
+        if m % 2:
+            raise ValueError(f"transpose needs a hypercube of even dimension, not {topology.name}")
+        half = m // 2
+        low = nodes & ((1 << half) - 1)
+        return (low << half) | (nodes >> half)
+    raise ValueError(f"transpose is defined on square 2-D meshes and tori and on even hypercubes, "
+                     f"not on {topology.kind}")
+
+
+def _bit_complement(topology: Topology) -> np.ndarray:
+    nodes = np.arange(topology.n_nodes, dtype=np.int64)
+    if topology.kind in ("mesh", "torus"):
+        coords = topology.shape[None, :] - 1 - grid_coordinates(topology.shape, nodes)
+        strides = np.concatenate(([1], np.cumprod(topology.shape)[:-1]))
+        return coords @ strides
+    if topology.kind == "hypercube":
+        return nodes ^ (topology.n_nodes - 1)
+    raise ValueError(f"bit_complement is defined on meshes, tori and hypercubes, not on {topology.kind}")
+
+
+def synthetic_packets(topology: Topology, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
+                      **pattern_args):
+    """Poisson packet arrivals at offered load ``rate`` (flits per node per cycle over all N nodes, the bounds'
+    basis) for ``cycles`` cycles, destinations drawn from the pattern: (create, source, destination) arrays
+    in creation order. Each sending node is an independent Poisson process of rate
+    rate * N / N_send / packet_flits packets per cycle; creation cycles are whole (arrivals in one cycle
+    keep their draw order)."""
+    P = destination_matrix(topology, pattern, **pattern_args)
+    senders = np.nonzero(P.sum(axis=1) > 0)[0]
+    rng = np.random.default_rng(seed)
+    per_sender = rate * topology.n_nodes / len(senders) / packet_flits
+    counts = rng.poisson(per_sender * cycles, len(senders))
+    source = np.repeat(senders, counts)
+    create = np.floor(rng.uniform(0, cycles, len(source))).astype(np.int64)
+    order = np.argsort(create, kind="stable")
+    source, create = source[order], create[order]
+    return create, source, draw_destinations(P, source, rng)

@@ -1,0 +1,296 @@
+"""Synthetic traffic patterns and their channel-load bounds (harts/patterns.py).
+
+Every expected value is derived by hand in the comments. Grid conventions: node = x + k*y; ports of a 2-D
+grid are 0 = +x, 1 = +y, 2 = -x, 3 = -y. Dimension-order routing (DOR) moves along x first, then y. All
+loads are per unit injection rate; the bounds are in flits per node per cycle averaged over all N nodes.
+"""
+
+from fractions import Fraction
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from harts.network import build_topology
+from harts.patterns import (
+    LOAD_BASIS,
+    PATTERNS,
+    channel_loads,
+    default_hotspot,
+    destination_matrix,
+    draw_destinations,
+    throughput_bound,
+)
+
+PLUS_X, PLUS_Y, MINUS_X, MINUS_Y = 0, 1, 2, 3
+
+
+def grid(kind, k):
+    return build_topology({"kind": kind, "dims": [k, k]})
+
+
+def node(x, y, k=8):
+    return x + k * y
+
+
+# --- destination matrices ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", [{"kind": "mesh", "dims": [8, 8]}, {"kind": "torus", "dims": [5, 5]},
+                                  {"kind": "hypercube", "dimension": 4}, {"kind": "mesh", "dims": [4, 2, 3]}])
+def test_rows_are_distributions_and_nobody_sends_to_itself(spec):
+    topo = build_topology(spec)
+    for pattern in PATTERNS:
+        if pattern == "transpose" and spec.get("dims") == [4, 2, 3]:
+            continue  # transpose needs a square 2-D grid
+        P = destination_matrix(topo, pattern)
+        assert (P >= 0).all()
+        assert np.diag(P).sum() == 0
+        sums = P.sum(axis=1)
+        assert np.allclose(sums[sums > 0], 1.0, rtol=0, atol=1e-12)
+
+
+def test_uniform_row_is_one_over_n_minus_one():
+    P = destination_matrix(grid("mesh", 4), "uniform")
+    assert np.allclose(P + np.eye(16) / 15, 1 / 15)
+
+
+def test_transpose_swaps_coordinates_and_the_diagonal_is_silent():
+    P = destination_matrix(grid("mesh", 8), "transpose")
+    assert P[node(2, 5), node(5, 2)] == 1
+    assert P[node(7, 0), node(0, 7)] == 1
+    silent = np.flatnonzero(P.sum(axis=1) == 0)
+    assert silent.tolist() == [node(i, i) for i in range(8)]  # 0, 9, 18, ..., 63
+
+
+def test_bit_complement_complements_the_node_number_bits():
+    # on 8x8 (x, y) -> (7 - x, 7 - y) is node n -> 63 - n = n XOR 0b111111
+    P = destination_matrix(grid("torus", 8), "bit_complement")
+    assert (np.argmax(P, axis=1) == np.arange(64) ^ 63).all()
+    cube = destination_matrix(build_topology({"kind": "hypercube", "dimension": 5}), "bit_complement")
+    assert (np.argmax(cube, axis=1) == np.arange(32) ^ 31).all()
+
+
+def test_bit_complement_centre_of_an_odd_grid_is_silent():
+    # on 5x5 (2, 2) -> (4 - 2, 4 - 2) is itself
+    P = destination_matrix(grid("mesh", 5), "bit_complement")
+    assert np.flatnonzero(P.sum(axis=1) == 0).tolist() == [node(2, 2, 5)]
+
+
+def test_hotspot_rows_by_hand():
+    topo = grid("mesh", 8)
+    assert default_hotspot(topo) == 36  # (4, 4)
+    P = destination_matrix(topo, "hotspot", hotspot_fraction=0.2)
+    # a non-hotspot source: 0.2 to node 36 plus 0.8 spread over its 63 other nodes
+    assert P[0, 36] == pytest.approx(0.2 + 0.8 / 63, abs=1e-15)
+    assert P[0, 1] == pytest.approx(0.8 / 63, abs=1e-15)
+    # the only hotspot has no other hotspot to favour: uniform
+    assert np.allclose(np.delete(P[36], 36), 1 / 63)
+    # two hotspots: each favours the other with the whole fraction
+    P2 = destination_matrix(topo, "hotspot", hotspot_nodes=(27, 36), hotspot_fraction=0.2)
+    assert P2[0, 27] == pytest.approx(0.1 + 0.8 / 63, abs=1e-15)
+    assert P2[27, 36] == pytest.approx(0.2 + 0.8 / 63, abs=1e-15)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: destination_matrix(grid("mesh", 4), "tornado"), "unknown traffic pattern"),
+    (lambda: destination_matrix(build_topology({"kind": "mesh", "dims": [4, 3]}), "transpose"), "square"),
+    (lambda: destination_matrix(build_topology({"kind": "hypercube", "dimension": 3}), "transpose"), "even"),
+    (lambda: destination_matrix(build_topology({"kind": "hex", "size": 3}), "bit_complement"), "hex"),
+    (lambda: destination_matrix(grid("mesh", 4), "hotspot", hotspot_nodes=(16,)), "out of range"),
+    (lambda: destination_matrix(grid("mesh", 4), "hotspot", hotspot_fraction=1.5), "hotspot_fraction"),
+    (lambda: channel_loads(grid("mesh", 4), np.zeros((16, 16)), routing="valiant"), "unknown routing"),
+])
+def test_bad_input_is_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# --- channel loads -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", [{"kind": "mesh", "dims": [6, 6]}, {"kind": "torus", "dims": [6, 5]},
+                                  {"kind": "hypercube", "dimension": 5}])
+@pytest.mark.parametrize("pattern", ["uniform", "hotspot", "bit_complement"])
+def test_total_link_load_is_mean_shortest_path_by_networkx(spec, pattern):
+    """DOR is minimal, so the loads of all links add up to sum P[s, d] * (hops from s to d), with the hops
+    taken from networkx's breadth-first search of the same neighbours table."""
+    topo = build_topology(spec)
+    P = destination_matrix(topo, pattern)
+    graph = nx.DiGraph((int(u), int(v)) for u, _, v in topo.links())
+    hops = dict(nx.all_pairs_shortest_path_length(graph))
+    expected = sum(P[s, d] * hops[s][d] for s, d in zip(*np.nonzero(P)))
+    gamma = channel_loads(topo, P)
+    assert gamma.sum() == pytest.approx(expected, rel=1e-12)
+    assert (gamma[topo.neighbours < 0] == 0).all()
+
+
+@pytest.mark.parametrize("k, plus, minus", [
+    # A + x-link i -> i+1 of row y carries the packets of row y whose x offset is +f (f = 1..k/2, the
+    # half-way tie going +) and whose span covers it: f sources for each f, so sum_{f=1}^{k/2} f =
+    # (k/2)(k/2+1)/2 (x-pairs), times k destination rows, each pair with probability 1/(k^2-1).
+    # A - link takes f = 1..k/2-1: (k/2-1)(k/2)/2 x-pairs. The y-links are the same by symmetry (the
+    # packets in column x come from any of the k source columns).
+    # In closed form the + links carry k^2 (k+2) / (8 (k^2-1)), which tends to k/8.
+    # k = 4: + : 3 * 4 / 15 = 4/5,  - : 1 * 4 / 15 = 4/15
+    # k = 8: + : 10 * 8 / 63 = 80/63 ~ 1.27,  - : 6 * 8 / 63 = 48/63
+    (4, Fraction(4, 5), Fraction(4, 15)),
+    (8, Fraction(80, 63), Fraction(48, 63)),
+])
+def test_uniform_torus_plus_links_carry_more(k, plus, minus):
+    topo = grid("torus", k)
+    gamma = channel_loads(topo, destination_matrix(topo, "uniform"))
+    assert np.allclose(gamma[:, [PLUS_X, PLUS_Y]], float(plus), rtol=1e-12, atol=0)
+    assert np.allclose(gamma[:, [MINUS_X, MINUS_Y]], float(minus), rtol=1e-12, atol=0)
+
+
+def test_uniform_mesh_profile_peaks_at_the_bisection():
+    # + x-link (i, y) -> (i+1, y): sources x <= i of row y (i+1 of them), destinations x >= i+1 in any row
+    # ((7-i) * 8 of them), each pair 1/63: (i+1)(7-i) * 8/63; the - link (i+1, y) -> (i, y) the same; the
+    # y-links the same by symmetry. Peak at i = 3 (the bisection): 4 * 4 * 8 / 63 = 128/63, in general
+    # (k/2)^2 k / (k^2-1) = k^3 / (4 (k^2-1)) ~ k/4 = 2.
+    topo = grid("mesh", 8)
+    gamma = channel_loads(topo, destination_matrix(topo, "uniform"))
+    for i in range(7):
+        load = (i + 1) * (7 - i) * 8 / 63
+        for y in range(8):
+            assert gamma[node(i, y), PLUS_X] == pytest.approx(load, rel=1e-12)
+            assert gamma[node(i + 1, y), MINUS_X] == pytest.approx(load, rel=1e-12)
+            assert gamma[node(y, i), PLUS_Y] == pytest.approx(load, rel=1e-12)
+            assert gamma[node(y, i + 1), MINUS_Y] == pytest.approx(load, rel=1e-12)
+    assert gamma.max() == pytest.approx(128 / 63, rel=1e-12)
+
+
+def test_bit_complement_mesh_x_profile():
+    # row y: node x goes to 7-x; the + link i -> i+1 is crossed by the x <= i whose 7-x >= i+1, i.e.
+    # x <= min(i, 6-i): min(i+1, 7-i) packets; all 4 of x = 0..3 cross the middle link 3 -> 4.
+    topo = grid("mesh", 8)
+    gamma = channel_loads(topo, destination_matrix(topo, "bit_complement"))
+    for i in range(7):
+        assert gamma[node(i, 5), PLUS_X] == min(i + 1, 7 - i)
+    assert gamma.max() == 4
+
+
+def test_hotspot_mesh_link_into_the_hotspot_from_below():
+    # link (4,3) -> (4,4) carries, from the 32 sources of rows 0..3: the hotspot share 0.2 each, plus the
+    # uniform share 0.8/63 for each of the 4 destinations (4, 4..7): 32 * 0.2 + 128 * 0.8/63 ~ 8.025.
+    topo = grid("mesh", 8)
+    gamma = channel_loads(topo, destination_matrix(topo, "hotspot", hotspot_nodes=(36,)))
+    assert gamma[node(4, 3), PLUS_Y] == pytest.approx(32 * 0.2 + 128 * 0.8 / 63, rel=1e-12)
+
+
+# --- bounds ------------------------------------------------------------------------------------------
+
+# pattern, kind, throughput (flits/node/cycle over all 64 nodes), bottleneck, max link load per unit
+# offered load. Hand derivations:
+# mesh uniform: links 128/63 > ejection 1 = injection 1 -> 63/128; first bisection link (3,0) +x = (3, 0).
+# torus uniform: + links 80/63 -> 63/80; every + link ties, the first is node 0 port +x.
+# mesh bit_complement: 4 (above) -> 1/4 at (3,0) +x; node 3 is the first with a load-4 link.
+# torus bit_complement: in a ring of 8, x -> 7-x has forward distance (7-2x) mod 8 = 7,5,3,1,7,5,3,1, so
+#   offsets -1,-3,+3,+1,-1,-3,+3,+1; link 0 -> 7 (node 0 port -x) is crossed by x = 0 (0->7) and
+#   x = 1 (1->0->7->6): 2, and no link by more (-: {0,1},{1},{1},{4,5},{5},{5}; +: the mirror image).
+#   Node 0's +x (0->1: x = 6 only) and +y links carry 1, so the first load-2 link is (0, -x) -> 1/2.
+# mesh transpose: 56 senders. Row 7's link (6,7) -> (7,7) carries all 7 senders of row 7 (they go to
+#   column 7); column 0's link (0,0) -> (0,1) carries all 7 senders (x, 0), x >= 1 (they reach (0,0) and
+#   go up): 7 per sending node's unit rate, the first such link is (0, +y). Per unit offered load over all
+#   64 nodes each sender injects 64/56 = 8/7: 7 * 8/7 = 8 -> 1/8 (= 1/7 per sending node).
+# torus transpose: row y's 7 senders go to column y; + link (y-1) -> y carries the 4 at forward distance
+#   1..4, - link (y+1) -> y the 3 at distance 5..7 (going -3..-1). Column c then fans out from (c, c) the
+#   same way: the + link out of (c, c) carries 4; (0,0) +y is the first. 4 * 8/7 = 32/7 -> 7/32.
+# hotspot, one hotspot at node 36 = (4,4), fraction 0.2: node 36 receives from each of the 63 others
+#   0.2 + 0.8/63, i.e. 63 * 0.2 + 0.8 = 1 + 62 * 0.2 = 13.4 (in general 1 + (N-2) f: the N f_eff of the
+#   "1/(N f_eff)" rule); the busiest link (into 36 from below) carries ~8.03 (mesh) < 13.4, so the
+#   ejection channel of 36 saturates first -> 1/13.4 = 5/67 on both mesh and torus.
+BOUNDS = [
+    ("uniform", "mesh", Fraction(63, 128), (3, PLUS_X), Fraction(128, 63)),
+    ("uniform", "torus", Fraction(63, 80), (0, PLUS_X), Fraction(80, 63)),
+    ("bit_complement", "mesh", Fraction(1, 4), (3, PLUS_X), Fraction(4)),
+    ("bit_complement", "torus", Fraction(1, 2), (0, MINUS_X), Fraction(2)),
+    ("transpose", "mesh", Fraction(1, 8), (0, PLUS_Y), Fraction(8)),
+    ("transpose", "torus", Fraction(7, 32), (0, PLUS_Y), Fraction(32, 7)),
+    ("hotspot", "mesh", Fraction(5, 67), ("ejection", 36), None),
+    ("hotspot", "torus", Fraction(5, 67), ("ejection", 36), None),
+]
+
+
+@pytest.mark.parametrize("pattern, kind, throughput, bottleneck, link", BOUNDS)
+def test_bounds_on_8x8(pattern, kind, throughput, bottleneck, link):
+    bound = throughput_bound(grid(kind, 8), pattern)
+    assert bound.pattern == pattern
+    assert bound.load_basis == LOAD_BASIS
+    assert bound.throughput == pytest.approx(float(throughput), rel=1e-12)
+    assert bound.bottleneck == bottleneck
+    if link is not None:
+        assert bound.max_channel_load == pytest.approx(float(link), rel=1e-12)
+
+
+def test_transpose_bound_counts_every_node():
+    bound = throughput_bound(grid("mesh", 8), "transpose")
+    assert (bound.n_nodes, bound.sending_nodes) == (64, 56)
+    assert bound.injection_load == pytest.approx(64 / 56)
+    assert bound.throughput_per_sending_node == pytest.approx(1 / 7, rel=1e-12)
+
+
+def test_hotspot_ejection_bound_with_two_hotspots():
+    # hotspot 27 receives f/2 + 0.8/63 from each of the 62 non-hotspots and f + 0.8/63 from hotspot 36:
+    # 62 * 0.1 + 0.2 + 63 * 0.8/63 = 1 + 62 * 0.1 = 7.2 (the links stay below: the busiest carries the
+    # 0.1 hotspot share of at most 32 sources per hotspot plus small uniform traffic).
+    bound = throughput_bound(grid("mesh", 8), "hotspot", hotspot_nodes=(27, 36), hotspot_fraction=0.2)
+    assert bound.throughput == pytest.approx(1 / 7.2, rel=1e-12)
+    assert bound.bottleneck == ("ejection", 27)
+
+
+def test_small_torus_uniform_is_limited_by_the_end_channels():
+    # 4x4 torus: + links 4/5 < 1, so ejection (1 per node, tied with injection, reported first) limits.
+    bound = throughput_bound(grid("torus", 4), "uniform")
+    assert bound.throughput == pytest.approx(1.0, rel=1e-12)
+    assert bound.bottleneck == ("ejection", 0)
+
+
+def test_flit_cycles_divide_the_throughput():
+    one = throughput_bound(grid("mesh", 8), "uniform")
+    three = throughput_bound(grid("mesh", 8), "uniform", flit_cycles=3)
+    assert three.throughput == pytest.approx(one.throughput / 3, rel=1e-12)
+    assert three.bottleneck == one.bottleneck
+
+
+# --- sampling ----------------------------------------------------------------------------------------
+
+
+def test_draw_destinations_matches_P():
+    """Counts of each (source, destination) cell are binomial(n, P[s, d]); every cell must be within 5
+    standard deviations (a cell misses with probability ~6e-7, so ~1e-4 for the 16 x 16 cells together);
+    zero-probability cells are never drawn."""
+    topo = grid("mesh", 4)
+    P = destination_matrix(topo, "hotspot", hotspot_nodes=(5, 10), hotspot_fraction=0.3)
+    per_source = 20_000
+    rng = np.random.default_rng(12345)
+    sources = rng.permutation(np.repeat(np.arange(16), per_source))  # any order of sources
+    drawn = draw_destinations(P, sources, rng)
+    assert drawn.dtype == np.int64 and drawn.shape == sources.shape
+    counts = np.zeros((16, 16))
+    np.add.at(counts, (sources, drawn), 1)
+    expected = per_source * P
+    sigma = np.sqrt(per_source * P * (1 - P))
+    assert (np.abs(counts - expected) <= 5 * sigma + 1e-9).all()
+    assert (counts[P == 0] == 0).all()
+
+
+def test_draw_destinations_is_deterministic_for_a_seed():
+    P = destination_matrix(grid("torus", 4), "uniform")
+    sources = np.arange(16).repeat(50)
+    a = draw_destinations(P, sources, np.random.default_rng(7))
+    b = draw_destinations(P, sources, 7)
+    c = draw_destinations(P, sources, np.random.default_rng(8))
+    assert (a == b).all()
+    assert (a != c).any()
+    assert (a != sources).all()
+
+
+def test_draw_destinations_of_a_permutation_is_exact_and_silent_sources_are_refused():
+    P = destination_matrix(grid("mesh", 8), "transpose")
+    sources = np.array([1, 8, 62])
+    # (1, 0) -> (0, 1) = 8, (0, 1) -> (1, 0) = 1, (6, 7) -> (7, 6) = 7 + 8 * 6 = 55
+    assert draw_destinations(P, sources, 0).tolist() == [8, 1, 55]
+    with pytest.raises(ValueError, match="never sends"):
+        draw_destinations(P, [0], 0)
