@@ -290,6 +290,32 @@ def cmd_reproduce(args) -> int:
     return _figures(args, [10, 11, 12, 13, 14])
 
 
+def cmd_load(args) -> int:
+    from .experiments.switching.load import (
+        FRACTIONS,
+        QUICK_FRACTIONS,
+        ROUTERS,
+        load_sweep,
+        saturation,
+    )
+    started = time.perf_counter()
+    routers = ROUTERS if args.all_routers else ROUTERS[:1]
+    fractions = QUICK_FRACTIONS if args.quick else FRACTIONS
+    try:
+        rows = load_sweep(Path(args.results), microcode=args.microcode, fractions=fractions, routers=routers,
+                          resume=args.resume,
+                          workers=args.workers, dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        return _interrupted(args)
+    for row in saturation(rows):
+        print(f"{row['virtual_channels']} VCs x {row['buffer_flits']} flits  {row['network']:10s} "
+              f"{row['pattern']:15s} bound {row['bound']:.4f}  saturation {row['saturation']:.4f} "
+              f"({row['saturation_fraction_of_bound']:.2f} of the bound)")
+    print(f"wrote {args.results}/switching/{args.microcode}_load.csv, _saturation.csv and _load.png; wall time "
+          f"{time.perf_counter() - started:.0f} s")
+    return 0
+
+
 def cmd_ata(args) -> int:
     from .experiments.lee_shin.ata import plot_arrivals, run_algorithm
     config = _config(args.config)
@@ -571,6 +597,15 @@ def build_parser() -> argparse.ArgumentParser:
     _sweep_options(again)
     _load_basis_option(again)
     again.set_defaults(func=cmd_reproduce)
+
+    load = sub.add_parser("load", help="latency against offered load of a wormhole or circuit microprogram on the "
+                                       "8x8 mesh and torus, four traffic patterns, against their channel-load bounds")
+    load.add_argument("--microcode", default="wormhole", choices=["wormhole", "wormhole_adaptive", "circuit"],
+                      help="microprogram (default: %(default)s)")
+    load.add_argument("--all-routers", action="store_true",
+                      help="also 2 VCs x 16 flits, 4 x 8 and 4 x 16 beside the default 2 VCs x 8-flit buffers")
+    _sweep_options(load)
+    load.set_defaults(func=cmd_load)
 
     ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
                                       "its Table II formula")

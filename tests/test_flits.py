@@ -120,6 +120,10 @@ def test_runs_are_deterministic_and_respect_buffer_depth():
     # every data flit crossed every link of its route once: link flits = sum of flits x hops
     assert first.output_flits[:, :-1].sum() == int((work.flits * first.hops).sum())
     assert (first.hops == sim.topology.distance(work.source, work.destination)).all()
+    for k in range(0, len(work), 37):
+        nodes = first.path_nodes(k)
+        assert nodes[0] == work.source[k] and nodes[-1] == work.destination[k] and len(nodes) == first.hops[k] + 1
+        assert all(b in sim.topology.neighbours[a] for a, b in zip(nodes, nodes[1:]))
 
 
 @pytest.mark.parametrize("values, expected", [

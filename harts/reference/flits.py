@@ -1,4 +1,4 @@
-"""Plain-Python model of wormhole and circuit switching, flit by flit and cycle by cycle (docs/flit_model.md).
+"""Plain-Python model of wormhole and circuit switching, flit by flit and cycle by cycle (MODEL.md, Flow-controlled switching).
 
 It is slow on purpose, so that it can be checked by reading it: every cycle runs the spec's three steps in
 the spec's order over dicts and deques. The numba kernel in harts/controller/flits must agree with it on

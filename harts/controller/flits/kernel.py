@@ -375,7 +375,9 @@ def _execute(machine, buffers, switch, packets, run, i, t):
     while True:
         op = code[isa.CODE_OP, pc]
         cycles = code[isa.CODE_CYCLES, pc]
-        if c > t and (code[isa.CODE_SHARED, pc] != 0 or op == isa.OP_WAIT_TAIL):
+        # done only frees this context (a later head starts at max(its arrival, c + cycles) either way), and a
+        # stalled wait_tail is woken by the tail's grant: neither needs to wait for its cycle; the others do
+        if c > t and code[isa.CODE_SHARED, pc] != 0 and op != isa.OP_DONE:
             inputs[i, CX_PC] = pc
             _schedule(run, inputs, i, c)
             return

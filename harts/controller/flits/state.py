@@ -11,7 +11,6 @@ import numpy as np
 
 NEVER = np.int64(2**62)
 EARLY = np.int64(-(2**40))  # a slot freed "long ago": its credit is back
-NO_TIME = np.int64(-1)
 
 # ---- inputs: one row per input (link VC or injection), its binding and its micro-sequencer context ---------
 IN_OUT = 0  # output it is bound to (0..P-1 a link, P the ejection), -1 unbound

@@ -23,15 +23,24 @@ from ...patterns import PATTERNS, synthetic_packets, throughput_bound
 from ..sweep import run_tasks, write_csv
 
 NETWORKS = {"mesh 8x8": {"kind": "mesh", "dims": [8, 8]}, "torus 8x8": {"kind": "torus", "dims": [8, 8]}}
-FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.3)  # of the channel-load bound
+FRACTIONS = tuple(round(0.05 * k, 2) for k in range(1, 21)) + (1.1, 1.2, 1.3)  # of the channel-load bound
+QUICK_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.3)
+# (virtual channels, buffer flits): the default, then more buffer, more VCs and both, to see what the
+# default router loses against the bound
+ROUTERS = ((2, 8), (2, 16), (4, 8), (4, 16))
+# A load is carried while the mean latency stays within this factor of the lightest load's (the usual
+# criterion: a flow the network cannot carry queues without bound at its source, so its packets' latency
+# grows with the window; the accepted throughput alone hides it when only a few flows cross the bottleneck).
+LATENCY_FACTOR = 3
 PACKET_FLITS = 8
 WARMUP = 2_000
 MEASURE = 10_000
 SEED = 1
 
 
-def config_for(network: str, microcode: str):
-    return defaults().with_values(topology=NETWORKS[network], microcode=microcode)
+def config_for(network: str, microcode: str, router: tuple[int, int]):
+    return defaults().with_values(topology=NETWORKS[network], microcode=microcode,
+                                  flow__virtual_channels=router[0], flow__buffer_flits=router[1])
 
 
 @dataclass(frozen=True)
@@ -40,17 +49,19 @@ class LoadPoint:
     pattern: str
     fraction: float
     microcode: str = "wormhole"
+    router: tuple[int, int] = ROUTERS[0]
 
     @property
     def key(self) -> str:
-        return f"load-{self.microcode}-{self.network.replace(' ', '')}-{self.pattern}-{self.fraction:g}"
+        return (f"load-{self.microcode}-{self.network.replace(' ', '')}-{self.pattern}-{self.fraction:g}"
+                f"-vc{self.router[0]}-b{self.router[1]}")
 
     @property
     def cost(self) -> float:
         return self.fraction
 
     def run(self) -> dict:
-        config = config_for(self.network, self.microcode)
+        config = config_for(self.network, self.microcode, self.router)
         sim = FlitSimulation(config)
         bound = throughput_bound(sim.topology, self.pattern, sim.params.flit_cycles)
         rate = self.fraction * bound.throughput
@@ -62,6 +73,7 @@ class LoadPoint:
         n = sim.topology.n_nodes
         latency = result.latency[measured]
         return {"key": self.key, "microcode": self.microcode, "network": self.network, "pattern": self.pattern,
+                "virtual_channels": self.router[0], "buffer_flits": self.router[1],
                 "bound_fraction": self.fraction, "bound_flits_per_node_cycle": bound.throughput,
                 "bottleneck": str(bound.bottleneck), "offered": rate,
                 "offered_measured": float(PACKET_FLITS * measured.sum() / (n * MEASURE)),
@@ -71,30 +83,41 @@ class LoadPoint:
                 "last_cycle": result.cycles}
 
 
-def points(microcode: str = "wormhole", fractions=FRACTIONS) -> list[LoadPoint]:
-    return [LoadPoint(network, pattern, fraction, microcode) for network in NETWORKS for pattern in PATTERNS
-            for fraction in fractions]
+def points(microcode: str = "wormhole", fractions=FRACTIONS, routers=ROUTERS) -> list[LoadPoint]:
+    return [LoadPoint(network, pattern, fraction, microcode, router) for router in routers for network in NETWORKS
+            for pattern in PATTERNS for fraction in fractions]
 
 
 def saturation(rows: list[dict]) -> list[dict]:
-    """Per network and pattern: the largest accepted throughput of the sweep, against the bound."""
+    """Per router, network and pattern: the saturation throughput, the largest offered load of the sweep up to
+    which every load is carried (mean latency within LATENCY_FACTOR of the lightest load's), against the
+    channel-load bound; and the largest accepted throughput of any point, which past saturation can exceed
+    the bound when the flows through the bottleneck are starved and the others are not."""
     out = []
-    for network in NETWORKS:
-        for pattern in PATTERNS:
-            mine = [r for r in rows if r["network"] == network and r["pattern"] == pattern]
-            if not mine:
-                continue
-            best = max(mine, key=lambda r: r["accepted"])
-            bound = mine[0]["bound_flits_per_node_cycle"]
-            out.append({"network": network, "pattern": pattern, "bound": bound, "bottleneck": mine[0]["bottleneck"],
-                        "saturation": best["accepted"], "fraction_of_bound": best["accepted"] / bound,
-                        "at_offered": best["offered"]})
+    for router in sorted({(r["virtual_channels"], r["buffer_flits"]) for r in rows}):
+        for network in NETWORKS:
+            for pattern in PATTERNS:
+                mine = sorted((r for r in rows if r["network"] == network and r["pattern"] == pattern
+                               and (r["virtual_channels"], r["buffer_flits"]) == router), key=lambda r: r["offered"])
+                if not mine:
+                    continue
+                carried = 0.0
+                for r in mine:
+                    if r["latency_mean"] > LATENCY_FACTOR * mine[0]["latency_mean"]:
+                        break
+                    carried = r["offered"]
+                bound = mine[0]["bound_flits_per_node_cycle"]
+                out.append({"virtual_channels": router[0], "buffer_flits": router[1], "network": network,
+                            "pattern": pattern, "bound": bound, "bottleneck": mine[0]["bottleneck"],
+                            "saturation": carried, "saturation_fraction_of_bound": carried / bound,
+                            "max_accepted": max(r["accepted"] for r in mine)})
     return out
 
 
-def load_sweep(results: Path, microcode: str = "wormhole", fractions=FRACTIONS, resume: bool = False,
-               workers: int | None = None, dask_scheduler: str | None = None, progress: bool = True) -> list[dict]:
-    tasks = points(microcode, fractions)
+def load_sweep(results: Path, microcode: str = "wormhole", fractions=FRACTIONS, routers=ROUTERS,
+               resume: bool = False, workers: int | None = None, dask_scheduler: str | None = None,
+               progress: bool = True) -> list[dict]:
+    tasks = points(microcode, fractions, routers)
     done = run_tasks(tasks, results, resume=resume, workers=workers, dask_scheduler=dask_scheduler,
                      progress=progress, description=f"{microcode} under load")
     rows = [{k: v for k, v in done[task.key].items() if k != "key"} for task in tasks]
@@ -111,17 +134,23 @@ def draw(rows: list[dict], path: Path, microcode: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(NETWORKS), figsize=(13, 4.6), layout="constrained")
+    present = sorted({(r["virtual_channels"], r["buffer_flits"]) for r in rows})
+    routers = [present[0], present[-1]] if len(present) > 1 else present  # the smallest and the largest
+    fig, axes = plt.subplots(1, len(NETWORKS), figsize=(13, 4.8), layout="constrained")
     for ax, network in zip(axes, NETWORKS):
         for index, pattern in enumerate(PATTERNS):
-            mine = [r for r in rows if r["network"] == network and r["pattern"] == pattern]
-            if not mine:
-                continue
             colour = f"C{index}"
-            ax.plot([r["offered"] for r in mine], [r["latency_mean"] for r in mine], marker="o", ms=3,
-                    color=colour, label=f"{pattern} (bound {mine[0]['bound_flits_per_node_cycle']:.3f})")
+            for style, router in zip(("-", "--"), routers):
+                mine = [r for r in rows if r["network"] == network and r["pattern"] == pattern
+                        and (r["virtual_channels"], r["buffer_flits"]) == router]
+                if not mine:
+                    continue
+                label = f"{pattern}, {router[0]} VCs x {router[1]} flits"
+                ax.plot([r["offered"] for r in mine], [r["latency_mean"] for r in mine], ls=style, marker="o",
+                        ms=2.5, color=colour, label=label)
             ax.axvline(mine[0]["bound_flits_per_node_cycle"], color=colour, ls=":", lw=0.9)
         ax.set_yscale("log")
+        ax.set_ylim(top=1e4)
         ax.set_xlabel("offered load (flits per node per cycle)")
         ax.set_ylabel("mean latency (cycles, creation to delivery)")
         ax.set_title(f"{network}: dotted lines are the channel-load bounds", fontsize=9)

@@ -1,0 +1,78 @@
+"""Flit-level kernel speed: router-cycles per second of wormhole.yaml on a 16x16 torus (dimension-order
+routing, 2 VCs with the dateline, 8-flit buffers, 8-flit packets, uniform Poisson traffic) at 0.1 and 0.3
+flits per node per cycle, one core, the kernel's loading excluded. Writes bench/results/flits.json.
+
+    python bench/flits.py [--repeat 3] [--cycles 20000]
+
+Target (issue 11): at least 20 M router-cycles/s at 0.1. BookSim2 is quoted at about 0.6 M on the same
+torus and load. Router-cycles = 256 routers x the cycles simulated (traffic is created for --cycles
+cycles, then the network drains; at 0.3, past this torus's saturation, draining is most of the run).
+"""
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harts.config import defaults
+from harts.flit_simulation import FlitSimulation, packets
+from harts.patterns import synthetic_packets
+
+RATES = (0.1, 0.3)
+TARGET = 20e6
+PACKET_FLITS = 8
+
+
+def one_run(rate: float, cycles: int) -> dict:
+    config = defaults().with_values(topology={"kind": "torus", "dims": [16, 16]}, microcode="wormhole",
+                                    flow__virtual_channels=2, flow__buffer_flits=8)
+    sim = FlitSimulation(config)
+    create, source, dest = synthetic_packets(sim.topology, "uniform", rate, PACKET_FLITS, cycles, 1)
+    work = packets(create, source, dest, PACKET_FLITS)
+    started = time.perf_counter()
+    result = sim.run(work)
+    wall = time.perf_counter() - started
+    routers = sim.topology.n_nodes
+    return {"rate": rate, "packets": len(work), "cycles": result.cycles, "wall_seconds": wall,
+            "router_cycles_per_second": routers * result.cycles / wall,
+            "flit_hops_per_second": int(result.output_flits[:, :-1].sum()) / wall,
+            "latency_mean_cycles": float(result.latency.mean())}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per point; the median is reported")
+    parser.add_argument("--cycles", type=int, default=20_000, help="cycles of traffic generation")
+    args = parser.parse_args()
+    one_run(0.01, 200)  # load or compile the kernel outside the timing
+    points = []
+    for rate in RATES:
+        runs = [one_run(rate, args.cycles) for _ in range(args.repeat)]
+        point = dict(runs[0])
+        point["router_cycles_per_second"] = statistics.median(r["router_cycles_per_second"] for r in runs)
+        point["flit_hops_per_second"] = statistics.median(r["flit_hops_per_second"] for r in runs)
+        point["all_router_cycles_per_second"] = [r["router_cycles_per_second"] for r in runs]
+        points.append(point)
+        print(f"16x16 torus at {rate}: {point['router_cycles_per_second'] / 1e6:6.2f} M router-cycles/s, "
+              f"{point['flit_hops_per_second'] / 1e6:6.2f} M flit-hops/s, {point['packets']} packets, "
+              f"{point['cycles']} cycles, mean latency {point['latency_mean_cycles']:.1f}", flush=True)
+    out = {
+        "benchmark": "flits",
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+        "target": {"router-cycles/s at 0.1": TARGET},
+        "points": points,
+        "meets target at 0.1": points[0]["router_cycles_per_second"] >= TARGET,
+    }
+    path = Path(__file__).resolve().parent / "results" / "flits.json"
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

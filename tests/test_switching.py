@@ -1,0 +1,73 @@
+"""Wormhole and circuit switching as a user meets them: the commands, bad input, and runs past saturation."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harts.experiments.switching import load
+from harts.experiments.switching.load import LoadPoint, saturation
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "harts.cli", *args], capture_output=True, text=True, cwd=REPO)
+
+
+def test_run_and_calibrate_a_wormhole_config():
+    proc = cli("run", "configs/wormhole_torus_8x8.yaml", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["switching"] == "wormhole" and data["packets"] > 20_000
+    # 0.2 flits/node/cycle on the 8x8 torus, well below its saturation: close to zero-load latency
+    # (S + r M + (h-1) d = 8 + 8 + 4 x 3.06 = 28.3 at the mean route of 4.06 hops)
+    assert abs(data["offered_flits_per_node_cycle"] - 0.2) < 0.01
+    assert 28 < data["latency_mean_cycles"] < 60
+    assert data["peak_buffer_flits"] <= 8
+    proc = cli("calibrate", "--config", "configs/circuit_mesh_8x8.yaml", "--json")
+    assert proc.returncode == 0, proc.stderr
+    cal = json.loads(proc.stdout)
+    assert cal["model"] == "alpha + h*delta + L*tau" and cal["max_residual_cycles"] == 0
+    assert (cal["alpha_cycles"], cal["delta_cycles_per_hop"], cal["tau_cycles_per_flit"]) == (4, 7, 1)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("microcode: wormhole\ntopology: {kind: torus, dims: [4, 4]}\nflow: {virtual_channels: 1}\n",
+     ":3: 'wormhole' separates VCs at the dateline"),
+    ("microcode: wormhole\ntopology: {kind: mesh, dims: [4, 4]}\ntraffic: {synthetic: {pattern: zigzag}}\n",
+     ":3: 'traffic.synthetic.pattern' must be uniform, transpose"),
+    ("microcode: wormhole\ntopology: {kind: mesh, dims: [4, 3]}\n"
+     "traffic: {synthetic: {pattern: transpose, rate: 0.1}}\n", "square"),
+])
+def test_bad_flit_configs_end_in_one_line(tmp_path, text, words):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    proc = cli("run", str(path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and words in proc.stderr, proc.stderr
+
+
+def test_a_tee_under_wormhole_is_refused_at_its_line(tmp_path):
+    path = tmp_path / "tee.yaml"
+    path.write_text((REPO / "microcode" / "wormhole.yaml").read_text().replace(
+        "{label: eject, op: deliver}", "{label: eject, op: tee, via: straight, else: retry}"))
+    proc = cli("microcode", "check", str(path))
+    assert proc.returncode == 2
+    assert "'tee' has no meaning under 'switching: wormhole'" in proc.stderr
+
+
+@pytest.mark.parametrize("network", list(load.NETWORKS))
+@pytest.mark.parametrize("pattern", ["uniform", "hotspot"])
+def test_past_saturation_every_packet_still_arrives_and_latency_climbs(monkeypatch, network, pattern):
+    """The invariants are checked inside every run; past the bound the mean latency must be far above the
+    light-load latency (a network that carried 1.3 times its bound would break the bound)."""
+    monkeypatch.setattr(load, "WARMUP", 200)
+    monkeypatch.setattr(load, "MEASURE", 2000)
+    light = LoadPoint(network, pattern, 0.1).run()
+    heavy = LoadPoint(network, pattern, 1.3).run()
+    assert heavy["latency_mean"] > 3 * light["latency_mean"]
+    assert heavy["peak_buffer_flits"] == 8  # buffers fill, and never above their depth
+    assert saturation([{k: v for k, v in r.items()} for r in (light, heavy)])[0]["saturation"] == light["offered"]
