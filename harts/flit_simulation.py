@@ -140,7 +140,7 @@ class FlitSimulation:
         self.port_axis[topo.axis_negative] = np.arange(topo.n_axes)
         self.class_split = -(-vcs // 2) if has_wraps and vcs >= 2 else vcs
 
-    def _params(self, packets_count: int, last_cycle: int) -> np.ndarray:
+    def _params(self, last_cycle: int) -> np.ndarray:
         p = np.zeros(S.PR_ROWS, np.int64)
         f = self.params
         c = self.config
@@ -180,7 +180,7 @@ class FlitSimulation:
         ports, vcs, depth = topo.n_ports, f.virtual_channels, f.buffer_flits
         inputs_count = topo.n_nodes * (ports * vcs + 1)
         last_create = int(sent.create.max()) if n else 0
-        params = self._params(n, last_create + self.config["run.drain_cycles"])
+        params = self._params(last_create + self.config["run.drain_cycles"])
         per_node = ports * vcs + 1
         node, local = np.divmod(np.arange(inputs_count, dtype=np.int64), per_node)
         injection = local == ports * vcs

@@ -56,6 +56,7 @@ def test_good_program_assembles(tmp_path):
     ("op: forward, via: adaptive, else: again", "op: forward, via: adaptive", 9, "needs operand 'else'"),
     ("{op: deliver}", "{op: deliver, cycles: two}", 5, "'cycles' must be an integer"),
     ("{op: deliver}", "{op: branch, if: sunny, goto: r}", 5, "'if' must be arrived, local, setup_retries or a comparison"),
+    ("{op: deliver}", "{op: branch, if: setup_retries, goto: r}", 5, "'setup_retries' needs 'switching: circuit'"),
     ("{label: i, op: wait_header}", "{label: r, op: wait_header}", 8, "label 'r' is defined twice"),
     ("inject: i}", "inject: nope}", 2, "undefined label 'nope'"),
 ])

@@ -226,6 +226,9 @@ def assemble(path: str | Path) -> Microprogram:
             if len(given) != 1:
                 raise item.error("'branch' needs exactly one of 'if' or 'unless'")
             _condition(item, given[0], fields, code, pc)
+            if code[isa.CODE_ARG, pc] == isa.COND_SETUP_RETRIES and switching != isa.SWITCHING_CIRCUIT:
+                raise operands[given[0]].error("'setup_retries' needs 'switching: circuit' (it reads "
+                                               "flow.circuit_setup)")
             code[isa.CODE_NEGATE, pc] = 1 if given[0] == "unless" else 0
             code[isa.CODE_TARGET, pc] = resolve(item, "goto")
         elif op_name == "jump":

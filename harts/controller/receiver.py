@@ -23,6 +23,7 @@ from .bmu import (
     bmu_wait_for_output,
 )
 from .clock import schedule
+from .conditions import compare
 from .link import carry
 from .logs import log_hop
 from .packets import release
@@ -233,21 +234,7 @@ def _condition(code, pc, ci, p, local, regs, pk, params):
         x = _segment_code(regs, params, ci)
     else:
         x = regs[ci, field]
-    value = code[isa.CODE_VALUE, pc]
-    compare = code[isa.CODE_COMPARE, pc]
-    if compare == isa.CMP_EQ:
-        return x == value
-    if compare == isa.CMP_NE:
-        return x != value
-    if compare == isa.CMP_LT:
-        return x < value
-    if compare == isa.CMP_LE:
-        return x <= value
-    if compare == isa.CMP_GT:
-        return x > value
-    if compare == isa.CMP_GE:
-        return x >= value
-    return x & value != 0  # CMP_BITS
+    return compare(x, code[isa.CODE_COMPARE, pc], code[isa.CODE_VALUE, pc])
 
 
 @kernel_part

@@ -9,6 +9,7 @@ only run when due, and idle stretches with nothing bound are skipped.
 
 from ...jit import kernel_call, kernel_entry, kernel_part
 from .. import isa
+from ..conditions import compare
 from .state import (
     CX_DUE,
     CX_FREE_FROM,
@@ -287,21 +288,7 @@ def _condition(machine, packets, pkt, local, pc):
         return machine.params[PR_SETUP_RETRIES] != 0
     # the only pseudo-field a flit-level packet has a value for: it is routed by destination, no segments
     value = 0 if code[isa.CODE_FIELD, pc] == isa.FIELD_ROUTE else -1
-    compare = code[isa.CODE_COMPARE, pc]
-    k = code[isa.CODE_VALUE, pc]
-    if compare == isa.CMP_EQ:
-        return value == k
-    if compare == isa.CMP_NE:
-        return value != k
-    if compare == isa.CMP_LT:
-        return value < k
-    if compare == isa.CMP_LE:
-        return value <= k
-    if compare == isa.CMP_GT:
-        return value > k
-    if compare == isa.CMP_GE:
-        return value >= k
-    return value & k != 0
+    return compare(value, code[isa.CODE_COMPARE, pc], code[isa.CODE_VALUE, pc])
 
 
 @kernel_part
@@ -463,7 +450,7 @@ def _candidate(machine, buffers, switch, packets, i, t):
             return False
     elif inputs[i, IN_COUNT] == 0 or buffers.usable[i, inputs[i, IN_FIRST]] > t:
         return False
-    if switch.ports[machine.input_row[i] - machine.input_row[i] % (ports + 1) + output, PT_BUSY_UNTIL] > t:
+    if switch.ports[node * (ports + 1) + output, PT_BUSY_UNTIL] > t:
         return False
     if output < ports:
         d = machine.downstream[node * ports + output] + inputs[i, IN_OVC]
