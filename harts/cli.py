@@ -214,13 +214,19 @@ def cmd_bench(args) -> int:
 
 
 def cmd_broadcast(args) -> int:
+    from .plan_broadcast import ALGORITHMS
+    if args.algorithm in ALGORITHMS:
+        return _plan_broadcast(args)
     from .broadcast import run_broadcast
     from .network import node_count
+    if args.partition is not None:
+        raise InputError(f"harts broadcast: --partition is PCP's choice of sides, not {args.algorithm}'s")
     config = _hex_config(args)
     size = config.topology_spec["size"]
     n_nodes = node_count(config.topology_spec)
     if not 0 <= args.source < n_nodes:
         raise InputError(f"harts broadcast: --source must be a node of E-{size} (0..{n_nodes - 1}), got {args.source}")
+    args.length = 64 if args.length is None else args.length
     _check_length(config, args)
     run = run_broadcast(config, args.algorithm, source=args.source, length=args.length,
                         progress=sys.stderr.isatty())
@@ -234,6 +240,29 @@ def cmd_broadcast(args) -> int:
                                 "transmissions": c.transmissions, "cut_throughs": c.cut_throughs,
                                 "marked": c.marked, "contention_free": c.contention == 0}
                                for c in sorted(run.copies, key=lambda c: (c.arrival, c.node))]
+    _print(data, args.json)
+    return 0
+
+
+def _plan_broadcast(args) -> int:
+    """Papers 002 and 003 on the flit-level wormhole controller: the config names the network."""
+    from .network.build import build_topology
+    from .plan_broadcast import make_plan, run_plan
+    if args.size is not None:
+        raise InputError(f"harts broadcast: --size picks a hexagonal mesh for paper 000; {args.algorithm} runs on "
+                         f"the config's network (--config)")
+    config = _config(args.config)
+    plan = make_plan(build_topology(config.topology_spec), args.algorithm, args.source, args.partition)
+    run = run_plan(config, plan, 100 if args.length is None else args.length)
+    data = run.summary()
+    if args.plot:
+        from .tools.plot import plot_plan_broadcast
+        plot_plan_broadcast(run, args.plot)
+        data["plot"] = args.plot
+    if args.json:
+        data["copies"] = [{"node": c.node, "piece": c.piece, "step": c.step, "arrival_cycles": c.arrival,
+                           "sender": c.sender, "path": list(c.path)}
+                          for c in sorted(run.copies, key=lambda c: (c.arrival, c.node, c.piece))]
     _print(data, args.json)
     return 0
 
@@ -271,7 +300,29 @@ def cmd_figure(args) -> int:
     return _figures(args, [args.number])
 
 
+def _broadcast_papers(args) -> int:
+    """Paper 002 (PCP against RD, EDN, NP-D: Figs 4-6 and a deadlock check) or paper 003 (the mesh-hypercube
+    broadcast: the MH(9,8) example, steps against size, the links shared for n >= 16)."""
+    if args.paper == "002":
+        from .experiments.al_dubai.figures import reproduce
+    else:
+        from .experiments.al_mahadeen.mesh_hypercube import reproduce
+    started = time.perf_counter()
+    try:
+        files = reproduce(Path(args.results), quick=args.quick, resume=args.resume, workers=args.workers,
+                          dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        return _interrupted(args)
+    folder = Path(args.results) / f"paper{args.paper}"
+    print(f"wrote {folder}/: {', '.join(sorted(Path(f).name for f in files.values()))}")
+    print(f"  points in {args.results}/points; tables in {folder / 'tables.md'}")
+    print(f"wall time {time.perf_counter() - started:.0f} s")
+    return 0
+
+
 def cmd_reproduce(args) -> int:
+    if args.paper in ("002", "003"):
+        return _broadcast_papers(args)
     if args.paper == "001":
         from .experiments.lee_shin.load import load_sweep
         from .experiments.lee_shin.tables import markdown, tables, worst_case_markdown
@@ -536,12 +587,16 @@ def build_parser() -> argparse.ArgumentParser:
     cal.set_defaults(func=cmd_calibrate)
 
     from .broadcast import ALGORITHM_CHOICES
+    from .plan_broadcast import ALGORITHMS as PLAN_ALGORITHMS
     bcast = sub.add_parser("broadcast", help="run one broadcast and report its latency and copies")
-    bcast.add_argument("--algorithm", required=True, choices=ALGORITHM_CHOICES)
-    bcast.add_argument("--size", type=_mesh_size, help="run on the hexagonal mesh E-size (default: the config's "
-                                                       "topology, which must be hex)")
+    bcast.add_argument("--algorithm", required=True, choices=[*ALGORITHM_CHOICES, *PLAN_ALGORITHMS])
+    bcast.add_argument("--size", type=_mesh_size, help="paper 000's algorithms: run on the hexagonal mesh E-size "
+                                                       "(default: the config's topology, which must be hex)")
     bcast.add_argument("--source", type=_non_negative_int, default=0)
-    bcast.add_argument("--length", type=_positive_int, default=64, help="packet length M in bytes")
+    bcast.add_argument("--length", type=_positive_int, help="message length: bytes for paper 000's algorithms "
+                                                            "(default 64), flits for pcp, rd, edn, npd, mh (default 100)")
+    bcast.add_argument("--partition", choices=["horizontal", "vertical"],
+                       help="pcp: the two sides step 1 covers (default: the nearer allowed pair)")
     bcast.add_argument("--config", help="YAML config; its traffic, if any, runs in the background and the "
                                         "broadcast starts at run.warmup_cycles")
     bcast.add_argument("--json", action="store_true", help="also list every copy: node, arrival, path")
@@ -590,10 +645,15 @@ def build_parser() -> argparse.ArgumentParser:
     _load_basis_option(figure)
     figure.set_defaults(func=cmd_figure)
 
-    again = sub.add_parser("reproduce", help="reproduce paper 000's Figs 10-14, or paper 001's Tables II-IV")
-    again.add_argument("--paper", choices=["000", "001"], default="000",
+    again = sub.add_parser("reproduce", help="reproduce paper 000's Figs 10-14, paper 001's Tables II-IV, "
+                                             "paper 002's Figs 4-6 or paper 003's MH broadcast")
+    again.add_argument("--paper", choices=["000", "001", "002", "003"], default="000",
                        help="000: Kandlur & Shin's Figs 10-14 (default); 001: Lee & Shin's Tables II-IV and "
-                            "the time against background load (--quick and --load-basis do not apply)")
+                            "the time against background load (--quick and --load-basis do not apply); 002: "
+                            "Al-Dubai et al.'s Figs 4-6 (PCP against RD, EDN, NP-D) and a deadlock check under "
+                            "load, with our Cray T3D mapping (configs/t3d_mesh_8x8.yaml); 003: Al-Mahadeen & "
+                            "Omari's MH(9,8) example, steps against MH(m, n) and the links shared for n >= 16 "
+                            "(--load-basis does not apply to 002 and 003; --quick runs smaller sizes)")
     _sweep_options(again)
     _load_basis_option(again)
     again.set_defaults(func=cmd_reproduce)

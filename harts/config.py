@@ -120,6 +120,10 @@ KEYS = [
     Key("flow.circuit_setup", "str", "wait",
         "circuit switching: a probe that finds its link held waits for it (wait) or releases its partial "
         "circuit and is sent again (retry)", choices=("wait", "retry")),
+    Key("flow.np_channels", "int", 1,
+        "wormhole and circuit switching: channels between a router and its NP, each way: the NP can be sending "
+        "this many packets and receiving this many at once (1: one-port; 0: one per link port, all-port)",
+        0, 64),
     Key("flow.retry_cycles", "int", 8,
         "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
         "sends the probe again", 0, MAX_CYCLES),

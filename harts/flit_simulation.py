@@ -7,7 +7,8 @@ controlled switching) gives the rules of every cycle. ``FlitSimulation(config).r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -17,11 +18,12 @@ from .controller.flits import state as S
 from .controller.flits.kernel import run_flits
 from .controller.flits.params import FlitParams
 from .controller.microcode import Microprogram, assemble
+from .controller.state import ROUTE_DESTINATION, ROUTE_SEGMENTS
 from .errors import InputError, SimulationError
 from .network.build import build_topology, node_count, port_count
 from .simulation import _gigabytes, _topology_error, available_memory
 
-FLOW_VIAS = (isa.VIA_DIMENSION_ORDER, isa.VIA_ADAPTIVE)
+FLOW_VIAS = (isa.VIA_DIMENSION_ORDER, isa.VIA_ADAPTIVE, isa.VIA_SEGMENT)
 ERRORS = {
     S.ERR_NO_ROUTE: "forward with no hop left (the packet has arrived)",
     S.ERR_NO_LINK: "forward onto a port without a link",
@@ -30,6 +32,8 @@ ERRORS = {
     S.ERR_BAD_CONTEXT: "deliver, ack or nack at the injection input",
     S.ERR_TWICE: "a packet was delivered twice",
     S.ERR_OVERFLOW: "a flit was sent into a full buffer",
+    S.ERR_STALLED: "nothing left to happen, but packets still wait for their trigger",
+    S.ERR_COPY_LOG: "more copies than any route can leave",
 }
 
 
@@ -43,21 +47,36 @@ class DeadlockError(SimulationError):
 
 @dataclass
 class Packets:
-    """What a run is asked to send: per packet its creation cycle, source, destination and data flits."""
+    """What a run is asked to send: per packet its creation cycle (for a triggered packet: its delay after the
+    trigger), source, destination, data flits; optionally its route segments (port, hops, code) and what
+    its creation waits for (state.TRIGGER_*, and the parent packet)."""
 
     create: np.ndarray
     source: np.ndarray
     destination: np.ndarray
     flits: np.ndarray
+    segments: np.ndarray  # [packet, slot, (port, hops, code)]; a packet whose first hops is 0 goes by destination
+    trigger: np.ndarray
+    parent: np.ndarray
 
     def __len__(self) -> int:
         return len(self.create)
 
 
-def packets(create, source, destination, flits) -> Packets:
+def packets(create, source, destination, flits, segments=None, trigger=None, parent=None) -> Packets:
     arrays = [np.ascontiguousarray(np.atleast_1d(a), dtype=np.int64) for a in (create, source, destination, flits)]
-    arrays = np.broadcast_arrays(*arrays)
-    return Packets(*(np.ascontiguousarray(a) for a in arrays))
+    arrays = [np.ascontiguousarray(a) for a in np.broadcast_arrays(*arrays)]
+    n = len(arrays[0])
+    segments = np.zeros((n, 0, 3), np.int64) if segments is None else np.ascontiguousarray(segments, np.int64)
+    trigger = np.zeros(n, np.int64) if trigger is None else np.ascontiguousarray(trigger, np.int64)
+    parent = np.full(n, -1, np.int64) if parent is None else np.ascontiguousarray(parent, np.int64)
+    if segments.ndim != 3 or segments.shape[0] != n or segments.shape[2] != 3 or trigger.shape != (n,) or \
+            parent.shape != (n,):
+        raise ValueError("segments must be [packets, slots, 3]; trigger and parent one value per packet")
+    return Packets(*arrays, segments, trigger, parent)
+
+
+Copies = namedtuple("Copies", ["packet", "node", "cycle"])  # one entry per copy an NP got, in the order they came
 
 
 @dataclass
@@ -65,22 +84,25 @@ class FlitResult:
     topology: object
     params: FlitParams
     sent: Packets
+    created: np.ndarray  # cycle each packet was created (a triggered one: when its trigger came, plus its delay)
     delivered: np.ndarray  # cycle the NP has each packet
+    step: np.ndarray  # 1, or for a triggered packet its parent's step + 1
+    copies: Copies
     hops: np.ndarray  # links each packet's head crossed (its last attempt's, in circuit switching)
     attempts: np.ndarray  # probes sent (circuit switching; 1 otherwise)
-    paths: np.ndarray  # [packet, k]: the input entered at hop k (0: the source's injection input)
-    output_flits: np.ndarray  # [node, output]: flits sent through each output (P: the ejection)
+    paths: np.ndarray  # [packet, k]: the input entered at hop k (0: the injection channel that sent it)
+    output_flits: np.ndarray  # [node, output]: flits sent through each output (P + c: ejection channel c)
     peak_flits: int  # most flits any input VC buffer held
     cycles: int  # the last cycle simulated
     stats: np.ndarray
 
     @property
     def latency(self) -> np.ndarray:
-        return self.delivered - self.sent.create
+        return self.delivered - self.created
 
     def path_nodes(self, k: int) -> list[int]:
         """The nodes packet k's head went through, source first."""
-        per_node = self.topology.n_ports * self.params.virtual_channels + 1
+        per_node = self.topology.n_ports * self.params.virtual_channels + self.params.np_channels
         return [int(i) // per_node for i in self.paths[k, : self.hops[k] + 1]]
 
 
@@ -94,13 +116,13 @@ class FlitSimulation:
         if program.switching == isa.SWITCHING_CUT_THROUGH:
             raise config.error("microcode", f"microprogram {program.name!r} switches by cut-through; the flit-level "
                                             f"model runs 'switching: wormhole' or 'switching: circuit'")
-        if program.fields or program.segments or program.table:
-            raise InputError("the flit-level model carries only route offsets: declare no header fields, "
-                             "segments or table", program.path)
+        if program.fields or program.table:
+            raise InputError("a flit-level packet carries only its route (offsets or segments): declare no "
+                             "header fields or table", program.path)
         op = program.code[isa.CODE_OP]
         for pc in np.nonzero((op == isa.OP_FORWARD) & ~np.isin(program.code[isa.CODE_ARG], FLOW_VIAS))[0]:
-            raise InputError("the flit-level model routes by 'via: dimension_order' or 'via: adaptive'",
-                             program.path, program.source_lines[pc])
+            raise InputError("the flit-level model routes by 'via: dimension_order', 'via: adaptive' or "
+                             "'via: segment'", program.path, program.source_lines[pc])
         spec = config.topology_spec
         try:
             nodes, ports = node_count(spec), port_count(spec)
@@ -110,9 +132,13 @@ class FlitSimulation:
         if config["flow.flit_bytes"] % bpc:
             raise config.error("flow.flit_bytes", f"'flow.flit_bytes' ({config['flow.flit_bytes']}) must be a "
                                                   f"multiple of the {bpc} bytes a link moves per cycle")
-        self.params = FlitParams.from_config(config)
+        channels = config["flow.np_channels"]
+        if channels > ports:
+            raise config.error("flow.np_channels", f"'flow.np_channels' ({channels}) must be at most the "
+                                                   f"{ports} ports of a node (0: all of them)")
+        self.params = replace(FlitParams.from_config(config), np_channels=channels or ports)
         vcs = self.params.virtual_channels
-        inputs = nodes * (ports * vcs + 1)
+        inputs = nodes * (ports * vcs + self.params.np_channels)
         if inputs >= S.KEY_SPAN:
             raise config.error("topology", f"{inputs:,} input VCs; the flit-level kernel takes at most "
                                            f"{int(S.KEY_SPAN) - 1:,}")
@@ -131,6 +157,10 @@ class FlitSimulation:
             raise config.error("flow.virtual_channels", f"{program.name!r} routes adaptively above "
                                                         f"{self.escapes} escape VC(s) on {topo.name}: it needs "
                                                         f"'flow.virtual_channels' >= {self.escapes + 1}, got {vcs}")
+        halves = {isa.VC_LOWER, isa.VC_UPPER} & uses
+        if halves and vcs < 2:
+            raise config.error("flow.virtual_channels", f"{program.name!r} splits the VCs into a lower and an upper "
+                                                        f"half: it needs 'flow.virtual_channels' >= 2, got {vcs}")
         if isa.VC_DATELINE in uses and has_wraps and vcs < 2:
             raise config.error("flow.virtual_channels", f"{program.name!r} separates VCs at the dateline on "
                                                         f"{topo.name}: it needs 'flow.virtual_channels' >= 2, "
@@ -164,6 +194,10 @@ class FlitSimulation:
         p[S.PR_ESCAPES] = self.escapes
         p[S.PR_CLASS_SPLIT] = self.class_split
         p[S.PR_PAUSE_AT] = S.NEVER
+        p[S.PR_NP_CHANNELS] = f.np_channels
+        p[S.PR_HALF] = -(-f.virtual_channels // 2)
+        p[S.PR_SEGMENT_WORD] = self.topology.n_axes
+        p[S.PR_SEGMENTS] = self.microprogram.segments
         return p
 
     def run(self, sent: Packets, progress=None) -> FlitResult:
@@ -171,58 +205,47 @@ class FlitSimulation:
         topo = self.topology
         f = self.params
         n = len(sent)
-        if n and (sent.source.min() < 0 or sent.source.max() >= topo.n_nodes or sent.destination.min() < 0
-                  or sent.destination.max() >= topo.n_nodes):
-            raise ValueError(f"node out of range 0..{topo.n_nodes - 1}")
-        if n and ((sent.source == sent.destination).any() or sent.flits.min() < 1 or sent.create.min() < 0):
-            raise ValueError("every packet needs a destination other than its source, >= 1 flit, creation >= 0")
+        self._check_packets(sent)
         circuit = self.microprogram.switching == isa.SWITCHING_CIRCUIT
-        ports, vcs, depth = topo.n_ports, f.virtual_channels, f.buffer_flits
-        inputs_count = topo.n_nodes * (ports * vcs + 1)
-        last_create = int(sent.create.max()) if n else 0
+        ports, vcs, depth, channels = topo.n_ports, f.virtual_channels, f.buffer_flits, f.np_channels
+        span = ports + channels
+        per_node = ports * vcs + channels
+        inputs_count = topo.n_nodes * per_node
+        fixed = sent.trigger == S.TRIGGER_NONE
+        last_create = int(sent.create[fixed].max()) if fixed.any() else 0
         params = self._params(last_create + self.config["run.drain_cycles"])
-        per_node = ports * vcs + 1
         node, local = np.divmod(np.arange(inputs_count, dtype=np.int64), per_node)
-        injection = local == ports * vcs
-        row = node * (ports + 1) + np.where(injection, ports, local // vcs)
+        injection = local >= ports * vcs
+        channel = np.where(injection, local - ports * vcs, 0)
+        port = np.where(injection, 0, local // vcs)
+        row = node * span + np.where(injection, ports + channel, port)
         links = topo.neighbours >= 0
         downstream = np.where(links, topo.neighbours * per_node + topo.in_port * vcs, -1).reshape(-1)
         machine = S.Machine(np.ascontiguousarray(self.microprogram.code), params, topo.neighbours, topo.in_port,
                             topo.axis_positive, topo.axis_negative, self.port_axis,
                             np.ascontiguousarray(self.wraps, dtype=np.int64), node, row,
-                            np.where(injection, 0, local % vcs), injection.astype(np.int64),
+                            np.where(injection, channel, local % vcs), injection.astype(np.int64),
+                            np.where(injection, -1, ports + port % channels),
                             np.ascontiguousarray(downstream, dtype=np.int64))
         buffers = S.Buffers(np.full((inputs_count, depth), -1, np.int64), np.full((inputs_count, depth), -1, np.int64),
                             np.zeros((inputs_count, depth), np.int64), np.full((inputs_count, depth), S.EARLY))
         table = np.zeros((inputs_count, S.IN_ROWS), np.int64)
-        table[:, S.IN_OUT] = -1
-        table[:, S.IN_WAIT_FOR] = -1
-        table[:, S.CX_PKT] = -1
-        table[:, S.CX_TAIL_AT] = -1
-        port_rows = np.zeros((topo.n_nodes * (ports + 1), S.PT_ROWS), np.int64)
+        for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE):
+            table[:, column] = -1
+        port_rows = np.zeros((topo.n_nodes * span, S.PT_ROWS), np.int64)
         port_rows[:, S.PT_QUEUE_HEAD] = -1
         port_rows[:, S.PT_QUEUE_TAIL] = -1
         switch = S.Switch(table, port_rows, np.full(topo.n_nodes * ports * vcs, -1, np.int64))
-        offsets = topo.route_offsets(sent.source, sent.destination) if n else np.zeros((0, topo.n_axes), np.int64)
-        longest = int(np.abs(offsets).sum(axis=1).max()) if n else 0
-        pk = np.zeros((max(n, 1), S.PK_ROWS), np.int64)
-        pk[:n, S.PK_SOURCE] = sent.source
-        pk[:n, S.PK_DEST] = sent.destination
-        pk[:n, S.PK_FLITS] = sent.flits + (1 if circuit else 0)
-        pk[:n, S.PK_CREATE] = sent.create
-        pk[:, S.PK_DELIVERED] = -1
-        pk[:, S.PK_ACKED] = S.NEVER
-        pk[:, S.PK_ATTEMPTS] = 1
-        header = np.zeros((max(n, 1), topo.n_axes), np.int64)
-        header[:n] = offsets
-        packets_ = S.Packets(pk, header, header.copy(), np.full((max(n, 1), longest + 1), -1, np.int64))
-        order = np.argsort(sent.create, kind="stable").astype(np.int64)
+        packets_, pk, reach = self._packet_tables(sent, circuit)
         stats = np.zeros(S.ST_ROWS, np.int64)
-        stats[S.ST_TIME] = int(sent.create.min()) if n else 0
-        run = S.Run(stats, np.zeros(4 * inputs_count + 16, np.int64), np.zeros(inputs_count, np.int64),
-                    np.full(topo.n_nodes * (ports + 1), -1, np.int64), np.full(topo.n_nodes * (ports + 1), -1, np.int64),
-                    np.zeros(topo.n_nodes * (ports + 1), np.int64), np.zeros(topo.n_nodes * (ports + 1), np.int64),
-                    sent.create, order)
+        stats[S.ST_TIME] = int(sent.create[fixed].min()) if fixed.any() else 0
+        order = np.nonzero(fixed)[0]
+        order = order[np.argsort(sent.create[order], kind="stable")].astype(np.int64)
+        rows = topo.n_nodes * span
+        run = S.Run(stats, np.zeros(4 * inputs_count + 16, np.int64), np.zeros(max(n, 1), np.int64),
+                    np.zeros(inputs_count, np.int64), np.full(rows, -1, np.int64), np.full(rows, -1, np.int64),
+                    np.zeros(rows, np.int64), np.zeros(2 * rows, np.int64), order,
+                    np.zeros((self._copy_room(reach, n), 3), np.int64))
         if n:
             slice_cycles = 20_000
             while True:
@@ -232,25 +255,106 @@ class FlitSimulation:
                     break
                 progress(int(stats[S.ST_TIME]))
         if stats[S.ST_ERROR] != 0:
-            self._raise(stats, switch, buffers)
-        result = FlitResult(topo, f, sent, pk[:n, S.PK_DELIVERED].copy(), pk[:n, S.PK_HOPS].copy(),
-                            pk[:n, S.PK_ATTEMPTS].copy(), packets_.path[:n], port_rows[:, S.PT_FLITS].reshape(
-                                topo.n_nodes, ports + 1).copy(), int(stats[S.ST_PEAK]), int(stats[S.ST_TIME]), stats)
+            self._raise(stats, switch, pk[:n], sent)
+        logged = run.copies[: stats[S.ST_COPIES]]
+        result = FlitResult(topo, f, sent, pk[:n, S.PK_CREATE].copy(), pk[:n, S.PK_DELIVERED].copy(),
+                            pk[:n, S.PK_STEP].copy(), Copies(*(logged[:, j].copy() for j in range(3))),
+                            pk[:n, S.PK_HOPS].copy(), pk[:n, S.PK_ATTEMPTS].copy(), packets_.path[:n],
+                            port_rows[:, S.PT_FLITS].reshape(topo.n_nodes, span).copy(), int(stats[S.ST_PEAK]),
+                            int(stats[S.ST_TIME]), stats)
         self._check(result, switch, pk[:n], circuit)
         return result
+
+    def _copy_room(self, reach: int, n: int) -> int:
+        """Copies a run can make: one per packet, or with tees one per node a packet's head can reach."""
+        if not (self.microprogram.code[isa.CODE_OP] == isa.OP_TEE).any():
+            return max(n, 1)
+        return max(reach, 1)
+
+    def _check_packets(self, sent: Packets) -> None:
+        topo = self.topology
+        n = len(sent)
+        if not n:
+            return
+        if sent.source.min() < 0 or sent.source.max() >= topo.n_nodes or sent.destination.min() < 0 \
+                or sent.destination.max() >= topo.n_nodes:
+            raise ValueError(f"node out of range 0..{topo.n_nodes - 1}")
+        if (sent.source == sent.destination).any() or sent.flits.min() < 1 or sent.create.min() < 0:
+            raise ValueError("every packet needs a destination other than its source, >= 1 flit, creation "
+                             "(or delay) >= 0")
+        routed = sent.segments[:, 0, 1] > 0 if sent.segments.shape[1] else np.zeros(n, bool)
+        if sent.segments.shape[1] > self.microprogram.segments and routed.any():
+            raise ValueError(f"packets have up to {sent.segments.shape[1]} segments; {self.microprogram.name!r} "
+                             f"declares {self.microprogram.segments}")
+        if routed.any():
+            seg = sent.segments[routed]
+            if seg[..., 0].min() < 0 or seg[..., 0].max() >= topo.n_ports or seg[..., 1].min() < 0 \
+                    or seg[..., 2].min() < 0:
+                raise ValueError("segments need ports 0..P-1, hops >= 0 and codes >= 0")
+        triggered = sent.trigger != S.TRIGGER_NONE
+        if not np.isin(sent.trigger, (S.TRIGGER_NONE, S.TRIGGER_COPY, S.TRIGGER_SENT)).all():
+            raise ValueError("trigger must be TRIGGER_NONE, TRIGGER_COPY or TRIGGER_SENT")
+        parents = sent.parent[triggered]
+        if triggered.any():
+            if n >= S.KEY_SPAN:
+                raise ValueError(f"a run with triggered packets holds at most {int(S.KEY_SPAN) - 1:,} packets")
+            if parents.min() < 0 or parents.max() >= n or (parents == np.nonzero(triggered)[0]).any():
+                raise ValueError("a triggered packet's parent must be another packet of the run")
+            sent_after = sent.trigger == S.TRIGGER_SENT
+            if (sent.source[sent_after] != sent.source[sent.parent[sent_after]]).any():
+                raise ValueError("a packet waiting for its parent to be sent must have the parent's source")
+
+    def _packet_tables(self, sent: Packets, circuit: bool):
+        """The kernel's packet bundle (the table, headers: route offsets, then the segment index and slots;
+        the path log; the children of each packet, CSR), the table, and how many nodes the heads can reach."""
+        topo = self.topology
+        n = len(sent)
+        slots = self.microprogram.segments
+        axes = topo.n_axes
+        routed = sent.segments[:, 0, 1] > 0 if sent.segments.shape[1] else np.zeros(n, bool)
+        offsets = topo.route_offsets(sent.source, sent.destination) if n else np.zeros((0, axes), np.int64)
+        hops = np.abs(offsets).sum(axis=1)
+        if routed.any():
+            hops = np.where(routed, sent.segments[:, :, 1].sum(axis=1), hops)
+        longest = int(hops.max()) if n else 0
+        pk = np.zeros((max(n, 1), S.PK_ROWS), np.int64)
+        pk[:n, S.PK_SOURCE] = sent.source
+        pk[:n, S.PK_DEST] = sent.destination
+        pk[:n, S.PK_FLITS] = sent.flits + (1 if circuit else 0)
+        triggered = sent.trigger != S.TRIGGER_NONE
+        pk[:n, S.PK_CREATE] = np.where(triggered, S.NEVER, sent.create)
+        pk[:n, S.PK_DELAY] = np.where(triggered, sent.create, 0)
+        pk[:n, S.PK_TRIGGER] = sent.trigger
+        pk[:n, S.PK_STEP] = 1
+        pk[:n, S.PK_ROUTE] = np.where(routed, ROUTE_SEGMENTS, ROUTE_DESTINATION)
+        pk[:, S.PK_DELIVERED] = -1
+        pk[:, S.PK_ACKED] = S.NEVER
+        pk[:, S.PK_ATTEMPTS] = 1
+        header = np.zeros((max(n, 1), axes + 1 + 3 * slots), np.int64)
+        header[:n, :axes] = np.where(routed[:, None], 0, offsets)
+        if routed.any():
+            given = sent.segments.shape[1]
+            header[:n, axes + 1: axes + 1 + 3 * given] = np.where(routed[:, None], sent.segments.reshape(n, -1), 0)
+        children = np.nonzero(triggered)[0]
+        children = children[np.argsort(sent.parent[children], kind="stable")].astype(np.int64)
+        child_start = np.searchsorted(sent.parent[children], np.arange(n + 1)).astype(np.int64)
+        packets_ = S.Packets(pk, header, header.copy(), np.full((max(n, 1), longest + 1), -1, np.int64),
+                             child_start, np.ascontiguousarray(children))
+        return packets_, pk, int(hops.sum()) + n
 
     def describe_input(self, i: int) -> str:
         topo = self.topology
         vcs = self.params.virtual_channels
-        per_node = topo.n_ports * vcs + 1
+        per_node = topo.n_ports * vcs + self.params.np_channels
         node, local = divmod(int(i), per_node)
         where = f"node {node} {topo.coordinates(node)}"
-        if local == topo.n_ports * vcs:
-            return f"{where} injection"
+        if local >= topo.n_ports * vcs:
+            channel = local - topo.n_ports * vcs
+            return f"{where} injection" + (f" channel {channel}" if self.params.np_channels > 1 else "")
         port, vc = divmod(local, vcs)
         return f"{where} receiver {topo.port_names[port]} VC {vc}"
 
-    def _raise(self, stats, switch, buffers) -> None:
+    def _raise(self, stats, switch, pk, sent) -> None:
         error = int(stats[S.ST_ERROR])
         cycle = int(stats[S.ST_TIME])
         if error == S.ERR_DEADLOCK:
@@ -261,6 +365,11 @@ class FlitSimulation:
         if error in (S.ERR_NO_ROUTE, S.ERR_NO_LINK, S.ERR_BAD_CONTEXT):
             where = f" at {self.describe_input(stats[S.ST_ERROR_INPUT])}, " \
                     f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}"
+        elif error == S.ERR_STALLED:
+            waiting = np.nonzero(pk[:, S.PK_CREATE] == S.NEVER)[0]
+            shown = ", ".join(f"packet {k} (waits for {'a copy' if sent.trigger[k] == S.TRIGGER_COPY else 'the send'} "
+                              f"of packet {sent.parent[k]} at node {sent.source[k]})" for k in waiting[:3])
+            where = f": {len(waiting)} never created, e.g. {shown}"
         raise SimulationError(f"cycle {cycle}: {ERRORS[error]}{where}")
 
     def waiting_cycle(self, switch) -> list[str]:
@@ -284,17 +393,19 @@ class FlitSimulation:
 
     def _check(self, result: FlitResult, switch, pk, circuit: bool) -> None:
         """The invariants of every run (MODEL.md): each packet delivered once after its creation, every flit
-        ejected once, no buffer above its depth, every VC released and every buffer empty at the end."""
+        ejected once per copy, no buffer above its depth, every VC released and every buffer empty at the end."""
         n = len(result.sent)
         problems = []
         if (result.delivered < 0).any():
             problems.append(f"{int((result.delivered < 0).sum())} packets undelivered")
-        if n and (result.delivered <= result.sent.create).any():
+        if n and (result.delivered <= result.created).any():
             problems.append("a packet delivered no later than it was created")
-        if (pk[:, S.PK_EJECTED] != result.sent.flits).any():
-            problems.append("a packet's data flits were not each ejected once")
-        if int(result.stats[S.ST_EJECTED]) != int(result.sent.flits.sum()):
-            problems.append("flits ejected differ from flits sent")
+        if (pk[:, S.PK_EJECTED] != result.sent.flits * pk[:, S.PK_COPIES]).any():
+            problems.append("a packet's data flits were not each ejected once per copy")
+        if int(result.stats[S.ST_EJECTED]) != int((result.sent.flits * pk[:, S.PK_COPIES]).sum()):
+            problems.append("flits ejected differ from flits sent times copies")
+        if len(result.copies.packet) != int(pk[:, S.PK_COPIES].sum()):
+            problems.append("the copy log differs from the copies counted per packet")
         if result.peak_flits > self.params.buffer_flits:
             problems.append(f"a buffer held {result.peak_flits} flits, above its depth {self.params.buffer_flits}")
         if (switch.owner >= 0).any():

@@ -50,13 +50,24 @@ def test_bad_flit_configs_end_in_one_line(tmp_path, text, words):
     assert len(proc.stderr.strip().splitlines()) == 1 and words in proc.stderr, proc.stderr
 
 
-def test_a_tee_under_wormhole_is_refused_at_its_line(tmp_path):
-    path = tmp_path / "tee.yaml"
-    path.write_text((REPO / "microcode" / "wormhole.yaml").read_text().replace(
-        "{label: eject, op: deliver}", "{label: eject, op: tee, via: straight, else: retry}"))
+@pytest.mark.parametrize("program, replacement, words", [
+    ("circuit", "{op: tee, via: dimension_order, else: retry}", "'tee' has no meaning under 'switching: circuit'"),
+    ("wormhole", "{op: store}", "'store' has no meaning under 'switching: wormhole'"),
+    ("wormhole", "{op: tee, via: dimension_order, until: hops, else: retry}", "'until' reads a header field"),
+])
+def test_instructions_without_meaning_at_flit_level_are_refused_at_their_line(tmp_path, program, replacement, words):
+    """A circuit holds one path, so it cannot tee; wormhole stores nothing whole; a flit-level packet carries
+    no header fields for `until` to count down."""
+    text = (REPO / "microcode" / f"{program}.yaml").read_text()
+    text = text.replace("{label: eject, op: deliver}" if program == "wormhole" else "{op: deliver}",
+                        "{label: eject, op: deliver}\n  - " + replacement, 1)
+    if "until" in replacement:
+        text = text.replace("switching: wormhole", "switching: wormhole\nheader: {fields: [hops]}")
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
     proc = cli("microcode", "check", str(path))
-    assert proc.returncode == 2
-    assert "'tee' has no meaning under 'switching: wormhole'" in proc.stderr
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert words in proc.stderr and ":" in proc.stderr.split(words)[0], proc.stderr
 
 
 @pytest.mark.parametrize("network", list(load.NETWORKS))

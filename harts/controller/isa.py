@@ -84,7 +84,7 @@ SWITCHING_WORMHOLE = 1
 SWITCHING_CIRCUIT = 2
 SWITCHINGS = {"cut_through": SWITCHING_CUT_THROUGH, "wormhole": SWITCHING_WORMHOLE, "circuit": SWITCHING_CIRCUIT}
 # Instructions each switching has no meaning for (the assembler refuses them).
-NOT_IN = {SWITCHING_CUT_THROUGH: ("ack", "nack"), SWITCHING_WORMHOLE: ("tee", "store", "ack", "nack"),
+NOT_IN = {SWITCHING_CUT_THROUGH: ("ack", "nack"), SWITCHING_WORMHOLE: ("store", "ack", "nack"),
           SWITCHING_CIRCUIT: ("tee", "store")}
 
 # Which virtual channels of the chosen port a flit-level forward may take (its `vc` operand).
@@ -93,7 +93,10 @@ VC_DATELINE = 1  # class 0 before the packet crosses the wrap-around link of the
 VC_CIRCUIT = 2  # every VC of the port: a circuit holds the whole link
 VC_ESCAPE = 3  # the escape VCs of minimal adaptive routing: VC 0 (and VC 1 past the dateline on a torus)
 VC_ADAPTIVE = 4  # the VCs above the escape VCs
-VCS = {"any": VC_ANY, "dateline": VC_DATELINE, "circuit": VC_CIRCUIT, "escape": VC_ESCAPE, "adaptive": VC_ADAPTIVE}
+VC_LOWER = 5  # VCs 0..ceil(V/2)-1: one class of traffic (cpr.yaml: unicasts) ...
+VC_UPPER = 6  # ... and VCs ceil(V/2)..V-1, another (cpr.yaml: coded paths), so the two never wait for each other
+VCS = {"any": VC_ANY, "dateline": VC_DATELINE, "circuit": VC_CIRCUIT, "escape": VC_ESCAPE, "adaptive": VC_ADAPTIVE,
+       "lower": VC_LOWER, "upper": VC_UPPER}
 
 # Rows of the assembled program (one column per micro-instruction).
 CODE_OP = 0

@@ -27,7 +27,7 @@ _REQUIRED = {
     "wait": {"cycles"},
     **{name: {"field", "value"} for name in isa.FIELD_OPS},
 }
-_ALLOWED = {"tee": {"until"}, "branch": {"if", "unless"}, "forward": {"vc"}}
+_ALLOWED = {"tee": {"until", "vc"}, "branch": {"if", "unless"}, "forward": {"vc"}}
 _OPTIONAL = {"label", "cycles", "comment"}
 ENTRY_POINTS = ("receive", "inject")
 _COMPARISON = re.compile(r"^\s*([A-Za-z_]\w*)\s*(==|!=|<=|>=|<|>|&)\s*(-?\w+)\s*$")
@@ -248,6 +248,9 @@ def assemble(path: str | Path) -> Microprogram:
             else:
                 code[isa.CODE_TARGET, pc] = resolve(item, "else")
             if "until" in operands:
+                if switching != isa.SWITCHING_CUT_THROUGH:
+                    raise operands["until"].error("'until' reads a header field; a flit-level packet carries "
+                                                  "only its route (end a coded path with its segments instead)")
                 code[isa.CODE_UNTIL, pc] = _field_index(item, "until", fields)
             if "vc" in operands:
                 if switching == isa.SWITCHING_CUT_THROUGH:

@@ -2,25 +2,93 @@
 
 It is slow on purpose, so that it can be checked by reading it: every cycle runs the spec's three steps in
 the spec's order over dicts and deques. The numba kernel in harts/controller/flits must agree with it on
-every packet's delivery cycle. Route offsets are computed here from coordinates, not by the topology's
-numba functions, so the two models share as little as possible.
+every packet's delivery cycle, creation cycle and step, and on every copy. Route offsets are computed here
+from coordinates, not by the topology's numba functions, so the two models share as little as possible.
+
+Besides packets routed by destination it models what a broadcast on the flit-level controller needs:
+- C = `flow.np_channels` injection inputs and ejection outputs per node (`params.np_channels`). Node v's
+  physical inputs are the P link receivers then the C injection channels (P + c), its outputs the P links
+  then the C ejection channels (P + c); round-robin pointers count modulo P + C. A link input on receiver
+  p ejects through output P + (p mod C). The NP's queue is one FIFO for all C injection channels.
+- A teed input asks its ejection output only once its link output has picked it, so two teed inputs
+  cannot each hold one of the other's outputs for ever (tests/test_flit_broadcast_reference.py has the
+  case that livelocked when both outputs picked independently).
+- Segment routes: a list of (port, hops, code); `via: segment` takes the current segment's port and counts
+  its hops down; `arrived` means no segment is left; conditions may read the pseudo-fields `route` and
+  `segment_code`.
+- `tee` under wormhole: a forward whose input is also bound to its ejection output; a flit leaves only in a
+  cycle both outputs pick it, and then goes downstream and to the NP at once.
+- Copies: a node has a copy of a packet b + k + n_d cycles after its last flit was consumed there (by
+  `deliver` or by `tee`); the `deliver` copy is the packet's delivery.
+- Packets that wait for a trigger: created `delay` cycles after their source gets a copy of their parent
+  (TRIGGER_COPY), or k + `delay` cycles after the parent's last flit left their common source's injection
+  input (TRIGGER_SENT).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
+from dataclasses import dataclass
 
 from ..controller import isa
+from ..controller.state import ROUTE_DESTINATION, ROUTE_SEGMENTS
 
 DEADLOCK_CYCLES = 10_000
 LONG_AGO = -(10 ** 18)  # the cycle an unused buffer slot was "freed"
 OCCUPIED = 10 ** 18  # the freeing cycle of a slot holding a flit: it is never "freed by t - C"
+
+# What a packet waits for before it is created (the kernel's harts.controller.flits.state numbers them alike).
+TRIGGER_NONE = 0  # created at its `create` cycle
+TRIGGER_COPY = 1  # created `delay` cycles after its source gets a copy of `parent`
+TRIGGER_SENT = 2  # created k + `delay` cycles after `parent`'s last flit was granted at their source
+
+_COMPARE = {isa.CMP_EQ: lambda x, y: x == y, isa.CMP_NE: lambda x, y: x != y, isa.CMP_LT: lambda x, y: x < y,
+            isa.CMP_LE: lambda x, y: x <= y, isa.CMP_GT: lambda x, y: x > y, isa.CMP_GE: lambda x, y: x >= y,
+            isa.CMP_BITS: lambda x, y: x & y != 0}
 
 
 class ReferenceDeadlock(RuntimeError):
     def __init__(self, cycle: int):
         super().__init__(f"nothing moved for {DEADLOCK_CYCLES} cycles up to cycle {cycle} with packets undelivered")
         self.cycle = cycle
+
+
+class ReferenceStuck(RuntimeError):
+    """Nothing more can happen, yet packets are undelivered: `never_created` waited for a trigger that never
+    came (their parent never reached their source, or was itself never created)."""
+
+    def __init__(self, cycle: int, never_created: list, undelivered: list):
+        super().__init__(f"nothing more can happen after cycle {cycle}: packets never created {never_created}, "
+                         f"created but undelivered {undelivered}")
+        self.cycle, self.never_created, self.undelivered = cycle, never_created, undelivered
+
+
+@dataclass(frozen=True)
+class Send:
+    """A packet to run. `create` is its creation cycle, or for a triggered packet the delay after its trigger.
+    `segments`: ((port, hops, code), ...) for a segment-routed packet (a segment of 0 hops ends the list), ()
+    for one routed by destination; `dst` may be None for a segment-routed one (its route's last node)."""
+
+    uid: int
+    create: int
+    src: int
+    dst: int | None
+    flits: int
+    segments: tuple = ()
+    trigger: int = TRIGGER_NONE
+    parent: int = -1
+
+
+@dataclass
+class Trace:
+    """Per packet uid: the cycle the NP has it, its creation cycle and its step; and every copy as
+    (uid, node, cycle), in the order the copies' last flits were consumed."""
+
+    delivered: dict
+    created: dict
+    step: dict
+    copies: list
 
 
 def zero_load_latency_wormhole(params, hops: int, flits: int) -> int:
@@ -49,9 +117,13 @@ def zero_load_latency_circuit(params, hops: int, flits: int) -> int:
 
 def route_offsets(topology, src: int, dst: int) -> list[int]:
     """Signed hops per axis, by the conventions of harts/network (axis 0 varies fastest; a hypercube axis
-    is a bit, +1 to set it, -1 to clear it; a torus goes the shorter way, the + way when half-way)."""
+    is a bit, +1 to set it, -1 to clear it; a torus goes the shorter way, the + way when half-way; a
+    mesh-hypercube's axis 0 is the level difference, then one axis per cube bit)."""
     if topology.kind == "hypercube":
         return [(dst >> a & 1) - (src >> a & 1) for a in range(topology.n_axes)]
+    if topology.kind == "mesh_hypercube":
+        cube = int(topology.shape[1])
+        return [dst // cube - src // cube] + [(dst >> a & 1) - (src >> a & 1) for a in range(topology.n_axes - 1)]
     if topology.kind not in ("mesh", "torus"):
         raise NotImplementedError(f"no reference routes for topology kind {topology.kind!r}")
     out = []
@@ -66,16 +138,45 @@ def route_offsets(topology, src: int, dst: int) -> list[int]:
     return out
 
 
+def segment_route_end(topology, src: int, segments) -> int:
+    """The node a segment route from src ends at (ValueError if it leaves the network)."""
+    v = src
+    for port, hops, _code in segments:
+        for _ in range(hops):
+            v = int(topology.neighbours[v][port])
+            if v < 0:
+                raise ValueError(f"the segment route {list(segments)} from node {src} leaves the network")
+    return v
+
+
 class Packet:
-    def __init__(self, uid, create, src, dst, flits, offsets, probe):
-        self.uid, self.create, self.src, self.dst = uid, create, src, dst
-        self.n_flits = flits + (1 if probe else 0)  # index 0 is the head (the probe in circuit switching)
+    def __init__(self, send: Send, offsets, probe):
+        self.uid, self.src, self.dst = send.uid, send.src, send.dst
+        self.trigger, self.parent, self.delay = send.trigger, send.parent, send.create
+        self.data_flits = send.flits
+        self.n_flits = send.flits + (1 if probe else 0)  # index 0 is the head (the probe in circuit switching)
         self.first_offsets = offsets
+        self.first_segments = [tuple(s) for s in send.segments]
+        self.routed_by_segments = bool(send.segments)
+        self.create = self.step = None  # set when it is created
+        self.ejected = 0  # flits consumed by ejection outputs (deliver and tee), over all nodes
 
     def restart(self, ready):
         """(Re)enter the injection queue: fresh header, no flit sent, no path, no acknowledgment."""
         self.ready, self.offsets, self.wrapped = ready, list(self.first_offsets), set()
+        self.segments, self.segment = [list(s) for s in self.first_segments], 0
         self.sent, self.path, self.ack_at = 0, [], None
+
+    def segment_code(self):
+        """The code of the current segment, -1 when none is left (also for a packet routed by destination)."""
+        if self.segment < len(self.segments):
+            return self.segments[self.segment][2]
+        return -1
+
+    def arrived(self):
+        if self.routed_by_segments:
+            return self.segment >= len(self.segments)
+        return not any(self.offsets)
 
 
 class Flit:
@@ -97,24 +198,39 @@ class InputVC:
 class Context:
     def __init__(self, node, number, phys, vc, injection):
         self.node, self.number, self.phys, self.vc, self.injection = node, number, phys, vc, injection
-        self.packet = None  # None: idle (from idle_from)
+        self.packet = None  # None: idle (free from idle_from)
         self.idle_from = 0
+        self.taken = None  # injection: the packet it took from the queue, to start on at start_at
+        self.start_at = None
         self.pc = self.due = None
-        self.bound = None  # (output, vc) the input is bound to; output P is the ejection (vc None)
+        self.bound = None  # (output, vc) the input is bound to; outputs P.. are the ejection (vc None)
+        self.tee = None  # the ejection output a teed input is bound to as well, else None
         self.owned = []  # output VCs (port, vc) this input owns
         self.tail_at = None  # cycle the packet's last flit was granted at this input
         self.probe_gone = False  # the probe was consumed here by ack or nack
 
 
+def as_sends(packets) -> list[Send]:
+    """Send objects as they are, (uid, create, src, dst, flits) tuples as untriggered destination-routed packets."""
+    return [p if isinstance(p, Send) else Send(*p) for p in packets]
+
+
 def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[int, int]:
-    """packets: iterable of (uid, create_cycle, source, destination, flits), flits = M >= 1 data flits
-    (circuit switching adds the probe). Returns {uid: cycle the NP has the packet}.
+    """packets: iterable of (uid, create_cycle, source, destination, flits) (or Send), flits = M >= 1 data
+    flits (circuit switching adds the probe). Returns {uid: cycle the NP has the packet}."""
+    return run_traced(topology, microprogram, params, packets, max_cycles).delivered
+
+
+def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) -> Trace:
+    """packets: Send objects or (uid, create, src, dst, flits) tuples. Returns a Trace.
 
     Raises ReferenceDeadlock(cycle) when, with a context busy or a flit in a link buffer, DEADLOCK_CYCLES
     cycles pass with no flit granted, no context started and no shared instruction taking effect (a forward
-    that succeeds, deliver, ack, nack, done). Refused forwards, stalled wait_tails and private instructions
-    are not progress, so a probe looping between forward and branch is caught too; while the network is
-    empty the count does not run (the model skips ahead to the next packet its source can start)."""
+    or tee that succeeds, deliver, ack, nack, done). Refused forwards, stalled wait_tails and private
+    instructions are not progress, so a probe looping between forward and branch is caught too; while the
+    network is empty the count does not run (the model skips ahead to the next start or creation). Raises
+    ReferenceStuck when the network is empty, nothing is due and packets are undelivered (triggered packets
+    whose trigger never came)."""
     circuit = microprogram.switching == isa.SWITCHING_CIRCUIT
     if microprogram.switching not in (isa.SWITCHING_WORMHOLE, isa.SWITCHING_CIRCUIT):
         raise ValueError(f"{microprogram.name} is not a wormhole or circuit microprogram")
@@ -122,52 +238,117 @@ def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[i
     n_nodes, P, n_axes = topology.n_nodes, topology.n_ports, topology.n_axes
     V, B, k, lk, C = (params.virtual_channels, params.buffer_flits, params.flit_cycles,
                       params.link_latency, params.credit_delay)
+    NP = params.np_channels  # C of the spec: injection inputs and ejection outputs per node
+    if not 1 <= NP <= P:
+        raise ValueError(f"np_channels must be 1..{P} (the ports), got {NP}")
+    ejection_delay = params.bus_delay + k + params.deliver  # last flit consumed at t: the NP has it at t + this
     nbr = topology.neighbours.tolist()
     wrap = topology.wrap_links().tolist()
     has_wrap = any(any(row) for row in wrap)
     escape_vcs = 2 if has_wrap else 1
-    policies = {c[isa.CODE_VC] for c in code if c[isa.CODE_OP] == isa.OP_FORWARD}
+    policies = {c[isa.CODE_VC] for c in code if c[isa.CODE_OP] in (isa.OP_FORWARD, isa.OP_TEE)}
     if has_wrap and isa.VC_DATELINE in policies and V < 2:
         raise ValueError("vc: dateline on a network with wrap-around links needs 2 or more virtual channels")
     if isa.VC_ESCAPE in policies and V < escape_vcs:
         raise ValueError(f"vc: escape needs {escape_vcs} or more virtual channels on {topology.name}")
+    if {isa.VC_LOWER, isa.VC_UPPER} & policies and V < 2:
+        raise ValueError("vc: lower and vc: upper need 2 or more virtual channels")
     pos, neg = topology.axis_positive.tolist(), topology.axis_negative.tolist()
+    port_axis = {port: axis for axis in range(n_axes) for port in (pos[axis], neg[axis])}
 
     links = [(v, p) for v in range(n_nodes) for p in range(P) if nbr[v][p] >= 0]
     assert all(topology.in_port[v][p] == p for v, p in links), "the spec's rule: port p arrives on receiver p"
     owner = {(v, p, c): None for v, p in links for c in range(V)}  # output VC (v, p, c) -> input VC (nbr, p, c)
     buffers = {(nbr[v][p], p, c): InputVC(B) for v, p in links for c in range(V)}
-    queues = [deque() for _ in range(n_nodes)]  # injection: whole packets, in (create, uid) order
-    busy_until = {(v, o): 0 for v in range(n_nodes) for o in range(P + 1)}
-    ptr_in = [[0] * (P + 1) for _ in range(n_nodes)]
-    ptr_out = [[0] * (P + 1) for _ in range(n_nodes)]
-    contexts = []  # in the spec's order: node, then input number p*V + c, injection P*V last
-    by_phys = [[[] for _ in range(P + 1)] for _ in range(n_nodes)]
+    queues = [deque() for _ in range(n_nodes)]  # the NP's packets not yet taken by an injection context
+    busy_until = {(v, o): 0 for v in range(n_nodes) for o in range(P + NP)}
+    ptr_in = [[0] * (P + NP) for _ in range(n_nodes)]
+    ptr_out = [[0] * (P + NP) for _ in range(n_nodes)]
+    contexts = []  # in the spec's order: node, then input number p*V + c, injection P*V + c last
+    by_phys = [[[] for _ in range(P + NP)] for _ in range(n_nodes)]
     for v in range(n_nodes):
         for p in range(P):
             for c in range(V):
                 if (v, p, c) in buffers:
                     contexts.append(Context(v, p * V + c, p, c, False))
                     by_phys[v][p].append(contexts[-1])
-        contexts.append(Context(v, P * V, P, 0, True))
-        by_phys[v][P].append(contexts[-1])
-    injector = [by_phys[v][P][0] for v in range(n_nodes)]
+        for c in range(NP):
+            contexts.append(Context(v, P * V + c, P + c, 0, True))
+            by_phys[v][P + c].append(contexts[-1])
+    injectors = [[by_phys[v][P + c][0] for c in range(NP)] for v in range(n_nodes)]
 
+    # ---- the packets ------------------------------------------------------------------------------------
     all_packets = {}
-    for uid, create, src, dst, flits in sorted(packets, key=lambda q: (q[1], q[0])):
-        if uid in all_packets or flits < 1 or src == dst:
-            raise ValueError(f"packet {uid}: uids must be unique, flits >= 1 and source != destination")
-        packet = Packet(uid, create, src, dst, flits, route_offsets(topology, src, dst), circuit)
-        packet.restart(create + params.np_send)
-        all_packets[uid] = packet
-        queues[src].append(packet)
-    delivered = {}
+    for send in as_sends(packets):
+        if send.uid in all_packets or send.flits < 1 or send.create < 0 or not 0 <= send.src < n_nodes:
+            raise ValueError(f"packet {send.uid}: uids must be unique, flits >= 1, create >= 0, a node as source")
+        segments = tuple(s for s in send.segments)
+        for i, s in enumerate(segments):  # a segment of 0 hops ends the list
+            if s[1] == 0:
+                segments = segments[:i]
+                break
+        if any(s[1] < 0 for s in segments):
+            raise ValueError(f"packet {send.uid}: a segment with negative hops")
+        if segments:
+            end = segment_route_end(topology, send.src, segments)
+            if send.dst is not None and send.dst != end:
+                raise ValueError(f"packet {send.uid}: its segments end at node {end}, not at {send.dst}")
+            send = Send(send.uid, send.create, send.src, end, send.flits, segments, send.trigger, send.parent)
+        elif send.dst is None or send.src == send.dst:
+            raise ValueError(f"packet {send.uid}: a packet routed by destination needs a destination != source")
+        if send.trigger not in (TRIGGER_NONE, TRIGGER_COPY, TRIGGER_SENT) or \
+                (send.trigger == TRIGGER_NONE) != (send.parent < 0):
+            raise ValueError(f"packet {send.uid}: trigger {send.trigger} with parent {send.parent}")
+        if circuit and segments:
+            raise ValueError(f"packet {send.uid}: circuit switching routes by destination only")
+        offsets = [0] * n_axes if segments else route_offsets(topology, send.src, send.dst)
+        all_packets[send.uid] = Packet(send, offsets, circuit)
+    children = {}  # (trigger, parent uid) -> packets waiting for it, by uid
+    for packet in sorted(all_packets.values(), key=lambda q: q.uid):
+        if packet.trigger != TRIGGER_NONE:
+            if packet.parent not in all_packets:
+                raise ValueError(f"packet {packet.uid} waits for packet {packet.parent}, which is not in the run")
+            if packet.trigger == TRIGGER_SENT and all_packets[packet.parent].src != packet.src:
+                raise ValueError(f"packet {packet.uid} waits until packet {packet.parent} has left its source, "
+                                 f"but that packet's source is {all_packets[packet.parent].src}")
+            children.setdefault((packet.trigger, packet.parent), []).append(packet)
+    creations = []  # heap of (cycle, uid): packets whose creation is known and due
+    scheduled = set()
+    for packet in all_packets.values():
+        if packet.trigger == TRIGGER_NONE:
+            heapq.heappush(creations, (packet.delay, packet.uid))
+            scheduled.add(packet.uid)
+    delivered, created, steps, copies = {}, {}, {}, []
 
+    def schedule(packet, cycle):
+        if packet.uid not in scheduled:  # created once: by the first event it waits for
+            scheduled.add(packet.uid)
+            heapq.heappush(creations, (cycle, packet.uid))
+
+    def feed(v):
+        """Every idle injection context of node v, in channel order, takes the packet at the head of the
+        queue (while any remain), to start on it when it is ready and the context is free."""
+        for ctx in injectors[v]:
+            if not queues[v]:
+                return
+            if ctx.packet is None and ctx.taken is None:
+                ctx.taken = queues[v].popleft()
+                ctx.start_at = max(ctx.taken.ready, ctx.idle_from)
+
+    def create(packet, t):
+        parent = all_packets.get(packet.parent)
+        packet.create, packet.step = t, 1 if parent is None else parent.step + 1
+        created[packet.uid], steps[packet.uid] = t, packet.step
+        packet.restart(t + params.np_send)
+        queues[packet.src].append(packet)
+        feed(packet.src)
+
+    # ---- the spec's pieces ------------------------------------------------------------------------------
     def front(ctx):
-        """The oldest flit of the input as a Flit, or None (injection: the next flit of the queue's head)."""
+        """The oldest flit of the input as a Flit, or None (injection: the next flit of its packet)."""
         if ctx.injection:
-            q = queues[ctx.node]
-            return Flit(q[0], q[0].sent, q[0].ready, None) if q else None
+            packet = ctx.packet
+            return Flit(packet, packet.sent, packet.ready, None) if packet and packet.sent < packet.n_flits else None
         flits = buffers[(ctx.node, ctx.phys, ctx.vc)].flits
         return flits[0] if flits else None
 
@@ -190,22 +371,37 @@ def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[i
             return [late] if has_wrap else [0]
         if policy == isa.VC_ADAPTIVE:
             return list(range(escape_vcs, V))
+        if policy == isa.VC_LOWER:  # two classes of traffic that never wait for each other (cpr.yaml)
+            return list(range((V + 1) // 2))
+        if policy == isa.VC_UPPER:
+            return list(range((V + 1) // 2, V))
         raise NotImplementedError(f"vc policy {policy}")
 
-    def forward(ctx, via, policy):
+    def ports_to_try(ctx, via):
+        """(port, axis) in the order the forward tries them; the route is moved on for the one taken."""
         packet, v = ctx.packet, ctx.node
-        assert ctx.bound is None, "a second stream for one packet"
+        if via == isa.VIA_SEGMENT:
+            if not packet.routed_by_segments or packet.arrived():
+                raise RuntimeError(f"packet {packet.uid}: forward via segment with no segment left at node {v}")
+            port = packet.segments[packet.segment][0]
+            return [(port, port_axis[port])]
+        if via not in (isa.VIA_ADAPTIVE, isa.VIA_DIMENSION_ORDER):
+            raise NotImplementedError(f"via {via} on the flit-level model")
+        if packet.routed_by_segments:
+            raise RuntimeError(f"packet {packet.uid}: routed by segments, forwarded by destination at node {v}")
         axes = [a for a in range(n_axes) if packet.offsets[a]]
         if not axes:
             raise RuntimeError(f"packet {packet.uid}: forward with no hop left at node {v}")
         if via == isa.VIA_ADAPTIVE:  # most hops left first; sorted() is stable, so ties go to the lower axis
             axes = sorted(axes, key=lambda a: -abs(packet.offsets[a]))
-        elif via == isa.VIA_DIMENSION_ORDER:
-            axes = axes[:1]
         else:
-            raise NotImplementedError(f"via {via} on the flit-level model")
-        for axis in axes:
-            port = pos[axis] if packet.offsets[axis] > 0 else neg[axis]
+            axes = axes[:1]
+        return [(pos[a] if packet.offsets[a] > 0 else neg[a], a) for a in axes]
+
+    def forward(ctx, via, policy):
+        packet, v = ctx.packet, ctx.node
+        assert ctx.bound is None and ctx.tee is None, "a second stream for one packet"
+        for port, axis in ports_to_try(ctx, via):
             if nbr[v][port] < 0:
                 raise RuntimeError(f"packet {packet.uid}: node {v} has no link on port {port}")
             choices = vc_choices(v, port, axis, packet, policy)
@@ -219,7 +415,13 @@ def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[i
                     owner[(v, port, c)] = ctx
                 ctx.owned = [(port, c) for c in taken]
                 ctx.bound = (port, vc)
-                packet.offsets[axis] -= 1 if packet.offsets[axis] > 0 else -1
+                if via == isa.VIA_SEGMENT:
+                    segment = packet.segments[packet.segment]
+                    segment[1] -= 1
+                    if segment[1] == 0:
+                        packet.segment += 1
+                else:
+                    packet.offsets[axis] -= 1 if packet.offsets[axis] > 0 else -1
                 if wrap[v][port]:
                     packet.wrapped.add(axis)
                 packet.path.append(ctx)
@@ -230,40 +432,55 @@ def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[i
         for port, c in ctx.owned:
             assert owner[(ctx.node, port, c)] is ctx
             owner[(ctx.node, port, c)] = None
-        ctx.owned, ctx.bound = [], None
+        ctx.owned, ctx.bound, ctx.tee = [], None, None
+
+    def ejection_of(ctx):
+        return P + ctx.phys % NP  # a link input on receiver p ejects through output P + (p mod C)
+
+    def condition(ctx, col):
+        packet, arg = ctx.packet, col[isa.CODE_ARG]
+        if arg == isa.COND_ARRIVED:
+            return packet.arrived()
+        if arg == isa.COND_LOCAL:
+            return ctx.injection
+        if arg == isa.COND_SETUP_RETRIES:
+            return params.circuit_retry
+        field = col[isa.CODE_FIELD]
+        if field == isa.FIELD_ROUTE:
+            x = ROUTE_SEGMENTS if packet.routed_by_segments else ROUTE_DESTINATION
+        elif field == isa.FIELD_SEGMENT_CODE:
+            x = packet.segment_code()
+        else:
+            raise NotImplementedError("declared header fields: the flit-level packets carry none")
+        return _COMPARE[col[isa.CODE_COMPARE]](x, col[isa.CODE_VALUE])
 
     def execute(ctx, t):
         """One instruction at cycle t; True if it changed shared state (for deadlock detection)."""
         col = code[ctx.pc]
         op, arg, target, cycles = col[isa.CODE_OP], col[isa.CODE_ARG], col[isa.CODE_TARGET], col[isa.CODE_CYCLES]
         packet, nxt, moved = ctx.packet, ctx.pc + 1, False
-        arrived = not any(packet.offsets)
         if op in (isa.OP_WAIT_HEADER, isa.OP_WAIT):
             pass
         elif op == isa.OP_JUMP:
             nxt = target
         elif op == isa.OP_BRANCH:
-            if arg == isa.COND_ARRIVED:
-                cond = arrived
-            elif arg == isa.COND_LOCAL:
-                cond = ctx.injection
-            elif arg == isa.COND_SETUP_RETRIES:
-                cond = params.circuit_retry
-            else:
-                raise NotImplementedError("field comparisons: the flit-level microprograms declare no fields")
-            if cond != bool(col[isa.CODE_NEGATE]):
+            if condition(ctx, col) != bool(col[isa.CODE_NEGATE]):
                 nxt = target
-        elif op == isa.OP_FORWARD:
+        elif op in (isa.OP_FORWARD, isa.OP_TEE):
+            if op == isa.OP_TEE and (ctx.injection or circuit or col[isa.CODE_UNTIL] >= 0):
+                raise RuntimeError(f"packet {packet.uid}: tee at node {ctx.node} input {ctx.number}")
             moved = forward(ctx, arg, col[isa.CODE_VC])
+            if moved and op == isa.OP_TEE:
+                ctx.tee = ejection_of(ctx)  # bound to its ejection output too, from this cycle
             if not moved:
                 if target == isa.RETRY:
                     ctx.due = t + 1  # the same forward, every cycle until it succeeds
                     return False
                 nxt = target
-        elif op == isa.OP_DELIVER:
-            if ctx.injection or not arrived or ctx.bound is not None:
+        elif op == isa.OP_DELIVER:  # also before the route's end: a coded worm's 01 (absorb) ends it there
+            if ctx.injection or ctx.bound is not None:
                 raise RuntimeError(f"packet {packet.uid}: deliver at node {ctx.node} input {ctx.number}")
-            ctx.bound, moved = (P, None), True
+            ctx.bound, moved = (ejection_of(ctx), None), True
         elif op == isa.OP_WAIT_TAIL:
             if ctx.tail_at is None:  # grants happen in step 2, so a tail granted at s is seen here at s + 1
                 ctx.due = t + 1
@@ -272,9 +489,11 @@ def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[i
             if ctx.bound is not None or (ctx.tail_at is None and not ctx.probe_gone):
                 raise RuntimeError(f"packet {packet.uid}: done at node {ctx.node} before its last flit left")
             ctx.packet, ctx.pc, ctx.due, ctx.idle_from = None, None, None, t + cycles
+            if ctx.injection:
+                feed(ctx.node)
             return True
         elif op in (isa.OP_ACK, isa.OP_NACK):
-            if ctx.injection or (op == isa.OP_ACK) != arrived or not circuit:
+            if ctx.injection or (op == isa.OP_ACK) != packet.arrived() or not circuit:
                 raise RuntimeError(f"packet {packet.uid}: {isa.OPCODE_NAMES[op]} at node {ctx.node}")
             consume_probe(ctx, t)
             moved = True
@@ -283,18 +502,21 @@ def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[i
             else:
                 # Every port of the partial path frees now (a later context of this same step 1 may claim
                 # it); the contexts that forwarded the probe (all stalled in wait_tail) are abandoned and
-                # idle from t; the packet never left the head of its source's queue (its tail is unsent).
+                # idle from t; the packet goes back to the head of its source's queue (its tail is unsent),
+                # and the source's idle injection contexts take packets again.
                 for hop in packet.path:
                     release(hop)
                     hop.packet, hop.pc, hop.due, hop.idle_from = None, None, None, t
                 packet.restart(t + len(packet.path) * params.ack_hop + params.retry_cycles)
+                queues[packet.src].appendleft(packet)
+                feed(packet.src)
         else:
             raise NotImplementedError(f"{isa.OPCODE_NAMES[op]} on the flit-level model")
         ctx.pc, ctx.due = nxt, t + cycles
         return moved
 
     def candidate(ctx, t):
-        """The output this input requests at t, or None (spec, step 2)."""
+        """The outputs this input requests at t (two for a teed input), or None (spec, step 2)."""
         if ctx.bound is None:  # bound in step 1 of a cycle <= t, so "bound from a cycle <= t" always holds
             return None
         o, vc = ctx.bound
@@ -310,12 +532,30 @@ def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[i
             down = buffers[(nbr[ctx.node][o], o, vc)]
             if len(down.flits) >= B or down.freed[down.written % B] > t - C:
                 return None
-        return o
+        if ctx.tee is None:
+            return (o,)
+        if busy_until[(ctx.node, ctx.tee)] > t:
+            return None
+        return (o, ctx.tee)
+
+    def consume(packet, index, v, t, delivers):
+        """An ejection output of node v consumed flit `index` of the packet at t."""
+        packet.ejected += 1
+        if index < packet.n_flits - 1:
+            return
+        at = t + ejection_delay
+        copies.append((packet.uid, v, at))
+        if delivers:
+            assert packet.uid not in delivered, f"packet {packet.uid} delivered twice"
+            delivered[packet.uid] = at
+        for child in children.get((TRIGGER_COPY, packet.uid), ()):
+            if child.src == v:
+                schedule(child, at + child.delay)
 
     def grant(ctx, t):
         v, (o, vc) = ctx.node, ctx.bound
         if ctx.injection:
-            packet = queues[v][0]
+            packet = ctx.packet
             flit = Flit(packet, packet.sent, t, None)
             packet.sent += 1
         else:
@@ -332,70 +572,112 @@ def run(topology, microprogram, params, packets, max_cycles=1_000_000) -> dict[i
             down.freed[slot] = OCCUPIED
             down.written += 1
             assert len(down.flits) <= B
-        elif tail:
-            assert packet.uid not in delivered
-            delivered[packet.uid] = t + params.bus_delay + k + params.deliver
+        else:
+            consume(packet, flit.index, v, t, delivers=True)
+        if ctx.tee is not None:
+            busy_until[(v, ctx.tee)] = t + k
+            consume(packet, flit.index, v, t, delivers=False)
         if tail:
             release(ctx)
             ctx.tail_at = t
             if ctx.injection:
-                queues[v].popleft()
+                for child in children.get((TRIGGER_SENT, packet.uid), ()):
+                    schedule(child, t + k + child.delay)
 
     def start(ctx, t):
-        flit = front(ctx)
-        if flit is None or flit.usable > t:
-            return False
-        assert flit.index == 0, "an idle input with a packet's body at its front"
-        ctx.packet, ctx.due, ctx.tail_at, ctx.probe_gone = flit.packet, t, None, False
+        if ctx.injection:
+            if ctx.taken is None:
+                return False
+            assert ctx.start_at >= t, "an injection context missed its start"
+            if ctx.start_at > t:
+                return False
+            ctx.packet, ctx.taken, ctx.start_at = ctx.taken, None, None
+        else:
+            flit = front(ctx)
+            if flit is None or flit.usable > t or ctx.idle_from > t:
+                return False
+            assert flit.index == 0, "an idle input with a packet's body at its front"
+            ctx.packet = flit.packet
+        ctx.due, ctx.tail_at, ctx.probe_gone = t, None, False
         ctx.pc = microprogram.entry_inject if ctx.injection else microprogram.entry_receive
         return True
 
+    # ---- the cycles ---------------------------------------------------------------------------------------
     t, last_progress = 0, 0
     while len(delivered) < len(all_packets):
         if t > max_cycles:
             raise RuntimeError(f"the reference model did not finish within {max_cycles} cycles")
         active = any(c.packet is not None for c in contexts) or any(b.flits for b in buffers.values())
-        if not active:  # an empty network: skip to the next packet its source can start
-            t = max(t, min(max(q[0].ready, injector[v].idle_from) for v, q in enumerate(queues) if q))
+        if not active:  # an empty network: skip to the next start of an injection context or creation
+            upcoming = [c.start_at for c in contexts if c.taken is not None] + [cy for cy, _ in creations[:1]]
+            if not upcoming:
+                raise ReferenceStuck(t, sorted(u for u in all_packets if u not in created),
+                                     sorted(u for u in created if u not in delivered))
+            t = max(t, min(upcoming))
             last_progress = t
         elif t - last_progress >= DEADLOCK_CYCLES:
             raise ReferenceDeadlock(t)
+        # Packets created at t join their source's queue in creation order (by uid within a cycle).
+        while creations and creations[0][0] <= t:
+            cycle, uid = heapq.heappop(creations)
+            assert cycle == t, "a creation was missed"
+            create(all_packets[uid], t)
         # Heads that are usable at the front of idle inputs start their contexts first, so that a context
         # started at a executes its first instruction in step 1 of cycle a.
         for ctx in contexts:
-            if ctx.packet is None and ctx.idle_from <= t and start(ctx, t):
+            if ctx.packet is None and start(ctx, t):
                 last_progress = t
         # Step 1: contexts, in node then input order.
         for ctx in contexts:
             if ctx.packet is not None and ctx.due == t and execute(ctx, t):
                 last_progress = t
-        # Step 2: separable input-first allocation, decided on the state before any grant of this cycle.
+        # Step 2: separable input-first allocation, decided on the state before any grant of this cycle. A
+        # teed input requests its link output, and, once that picked it, its ejection output too; it is
+        # granted only if both pick it, and a link output whose pick is not granted sends nothing.
         winners = []
         for v in range(n_nodes):
-            picks = {}  # physical input -> (context, output)
-            for phys in range(P + 1):
+            picks = {}  # physical input -> (context, outputs)
+            for phys in range(P + NP):
                 group = by_phys[v][phys]
                 for i in range(len(group)):
                     ctx = group[(ptr_in[v][phys] + i) % len(group)]
-                    o = candidate(ctx, t)
-                    if o is not None:
-                        picks[phys] = (ctx, o)
+                    outputs = candidate(ctx, t)
+                    if outputs is not None:
+                        picks[phys] = (ctx, outputs)
                         break
-            for o in range(P + 1):
-                for i in range(P + 1):
-                    phys = (ptr_out[v][o] + i) % (P + 1)
-                    if phys in picks and picks[phys][1] == o:
-                        winners.append(picks[phys][0])
-                        ptr_out[v][o] = (phys + 1) % (P + 1)
-                        ptr_in[v][phys] = (picks[phys][0].vc + 1) % len(by_phys[v][phys])
+            chosen = {}  # output -> the physical input it picks
+
+            def asks(phys, o):
+                outputs = picks[phys][1]
+                if outputs[0] == o:
+                    return True  # its only output, or a teed input's link
+                return len(outputs) == 2 and outputs[1] == o and chosen.get(outputs[0]) == phys
+
+            for o in range(P + NP):  # the links (0..P-1) before the ejection channels
+                for i in range(P + NP):
+                    phys = (ptr_out[v][o] + i) % (P + NP)
+                    if phys in picks and asks(phys, o):
+                        chosen[o] = phys
                         break
+            for phys, (ctx, outputs) in picks.items():
+                if all(chosen.get(o) == phys for o in outputs):
+                    winners.append(ctx)
+                    for o in outputs:
+                        ptr_out[v][o] = (phys + 1) % (P + NP)
+                    ptr_in[v][phys] = (ctx.vc + 1) % len(by_phys[v][phys])
         for ctx in winners:
             grant(ctx, t)
             last_progress = t
         t += 1
 
     assert all(owner_ctx is None for owner_ctx in owner.values()), "an output VC still owned at the end"
-    assert all(c.bound is None for c in contexts), "an input still bound at the end"
+    assert all(c.bound is None and c.tee is None for c in contexts), "an input still bound at the end"
     assert all(not b.flits for b in buffers.values()) and not any(queues)
-    assert set(delivered) == set(all_packets)
-    return delivered
+    assert all(c.taken is None for c in contexts)
+    assert set(delivered) == set(all_packets) == set(created)
+    per_packet = {}
+    for uid, _node, _cycle in copies:
+        per_packet[uid] = per_packet.get(uid, 0) + 1
+    for uid, packet in all_packets.items():
+        assert packet.ejected == packet.data_flits * per_packet[uid], f"packet {uid}: flits ejected != flits x copies"
+    return Trace(delivered, created, steps, copies)

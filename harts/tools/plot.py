@@ -87,3 +87,52 @@ def _arrow(ax, start, end, style) -> None:
                 arrowprops={"arrowstyle": "-|>", "color": style["color"], "lw": style["lw"],
                             "shrinkA": 5, "shrinkB": 5, "mutation_scale": 8},
                 annotation_clip=False)
+
+
+STEP_COLOURS = ("tab:orange", "tab:blue", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
+                "tab:cyan", "tab:red", "tab:gray")
+
+
+def plot_plan_broadcast(run, path: str) -> None:
+    """A broadcast of papers 002/003 on its network: every send's route coloured by its step, dashed where the
+    worm passes a node without leaving a copy, the source in red. Nodes are drawn where the topology puts
+    them (a mesh's grid; a mesh-hypercube's levels as rows of cube addresses)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from ..np.send_plan import route_copies, send_steps
+
+    plan = run.plan
+    topo = plan.topology
+    xy = topo.positions()
+    width = np.ptp(xy[:, 0]) + 1
+    height = np.ptp(xy[:, 1]) + 1
+    scale = min(1.0, 14.0 / max(width, height))
+    fig, ax = plt.subplots(figsize=(2.0 + 0.9 * width * scale, 1.6 + 0.9 * height * scale))
+    ax.scatter(xy[:, 0], xy[:, 1], s=40 * scale, color="white", edgecolors="black", zorder=3)
+    ax.scatter(*xy[plan.source], s=120 * scale, color="tab:red", edgecolors="black", zorder=4)
+    steps = send_steps(plan)
+    for k, send in enumerate(plan.sends):
+        colour = STEP_COLOURS[(steps[k] - 1) % len(STEP_COLOURS)]
+        copies = route_copies(topo, send)
+        route = copies[-1][1]
+        absorbing = {node for node, _ in copies}
+        # the link into a node that takes a copy is solid, one into a node it only passes dashed
+        for a, b in zip(route, route[1:]):
+            offset = 0.08 * (steps[k] % 3 - 1)
+            ax.annotate("", xy=xy[b] + offset, xytext=xy[a] + offset,
+                        arrowprops={"arrowstyle": "->", "color": colour, "lw": 1.4,
+                                    "linestyle": "-" if b in absorbing else "--"}, zorder=2)
+    legend = [Line2D([0], [0], color=STEP_COLOURS[(s - 1) % len(STEP_COLOURS)], lw=2, label=f"step {s}")
+              for s in sorted(set(steps))]
+    ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    summary = run.summary()
+    ax.set_title(f"{plan.algorithm} on {topo.name} from {topo.coordinates(plan.source)}: {summary['steps']} steps, "
+                 f"{summary['latency_cycles']} cycles ({run.length} flits)", fontsize=9)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

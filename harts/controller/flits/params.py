@@ -17,6 +17,7 @@ class FlitParams:
     deliver: int  # n_d: last flit off the ejection bus to the NP
     circuit_retry: bool  # flow.circuit_setup == retry
     retry_cycles: int  # back-off of a probe that gave up, after its nack reached the source
+    np_channels: int = 1  # C: injection and ejection channels per node (flow.np_channels; 0 there means P)
 
     @property
     def link_latency(self) -> int:
@@ -44,4 +45,5 @@ class FlitParams:
                    virtual_channels=config["flow.virtual_channels"], buffer_flits=config["flow.buffer_flits"],
                    bus_delay=config["timing.bus_delay_cycles"], link_delay=config["timing.link_delay_cycles"],
                    np_send=config["timing.np_send_cycles"], deliver=config["timing.deliver_cycles"],
-                   circuit_retry=config["flow.circuit_setup"] == "retry", retry_cycles=config["flow.retry_cycles"])
+                   circuit_retry=config["flow.circuit_setup"] == "retry", retry_cycles=config["flow.retry_cycles"],
+                   np_channels=config["flow.np_channels"])

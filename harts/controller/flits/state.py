@@ -1,8 +1,9 @@
 """The flit-level kernel's state: int64 tables, their field layout, and the named bundles the kernel takes.
 
-Times are cycles. Inputs are numbered node * NI + i with NI = P*V + 1: i = port*V + vc for the link
-inputs, P*V for the injection input. Physical inputs and outputs are numbered node * (P+1) + j, j = P
-being injection (inputs) or ejection (outputs). Output VCs are numbered (node * P + port) * V + vc.
+Times are cycles. With C NP channels (flow.np_channels), inputs are numbered node * NI + i with
+NI = P*V + C: i = port*V + vc for the link inputs, P*V + c for injection channel c. Physical inputs and
+outputs are numbered node * (P+C) + j, j = P + c being injection channel c (inputs) or ejection channel c
+(outputs); a node's NP queue lives in its row j = P. Output VCs are numbered (node * P + port) * V + vc.
 """
 
 from collections import namedtuple
@@ -27,7 +28,8 @@ CX_DUE = 10
 CX_PKT = 11  # the packet it handles, -1
 CX_FREE_FROM = 12  # cycle from which an idle context can start on the next packet
 CX_TAIL_AT = 13  # cycle the current packet's last flit was granted here, -1 before
-IN_ROWS = 14
+IN_TEE = 14  # the ejection output a teed input also sends every flit to (P + c), -1 when not teeing
+IN_ROWS = 15
 
 CX_IDLE = 0
 CX_RUN = 1
@@ -38,7 +40,7 @@ PT_BUSY_UNTIL = 0  # output j: its link (or the ejection bus) is free from this 
 PT_OUT_PTR = 1  # output j: round-robin pointer over physical inputs
 PT_IN_PTR = 2  # input j: round-robin pointer over its VCs
 PT_FLITS = 3  # output j: flits sent through it
-PT_QUEUE_HEAD = 4  # injection input (j = P): the node's queue of packets, oldest first, -1 empty
+PT_QUEUE_HEAD = 4  # row j = P: the node's NP queue of packets not yet taken by a channel, oldest first, -1 empty
 PT_QUEUE_TAIL = 5
 PT_ROWS = 6
 
@@ -56,7 +58,16 @@ PK_WRAPPED = 9  # bit a: it has taken the wrap-around link of axis a
 PK_ACKED = 10  # circuit: cycle the acknowledgment reaches the source (NEVER before)
 PK_HOPS = 11  # links its head has crossed
 PK_ATTEMPTS = 12  # circuit: probes sent
-PK_ROWS = 13
+PK_ROUTE = 13  # controller.state.ROUTE_DESTINATION (route offsets) or ROUTE_SEGMENTS (the header's segments)
+PK_TRIGGER = 14  # TRIGGER_*: what its creation waits for
+PK_DELAY = 15  # a triggered packet is created this many cycles after its trigger
+PK_STEP = 16  # 1 for a packet created at a fixed cycle, its parent's step + 1 for a triggered one
+PK_COPIES = 17  # copies of it the NPs got (tees and its delivery)
+PK_ROWS = 18
+
+TRIGGER_NONE = 0  # created at PK_CREATE
+TRIGGER_COPY = 1  # created PK_DELAY after its source node gets a copy of its parent
+TRIGGER_SENT = 2  # created PK_DELAY after its parent's last flit has left its source (granted + k)
 
 # ---- run-wide scalars -----------------------------------------------------------------------------------------
 ST_TIME = 0
@@ -74,7 +85,9 @@ ST_CYCLES = 11  # cycles the kernel stepped through
 ST_PEAK = 12  # most flits any input held
 ST_NACKS = 13
 ST_EJECTED = 14  # data flits ejected
-ST_ROWS = 15
+ST_BIRTHS = 15  # triggered packets waiting in the births heap for their creation cycle
+ST_COPIES = 16  # copies logged
+ST_ROWS = 17
 
 ERR_NONE = 0
 ERR_NO_ROUTE = 1  # forward with no hop left
@@ -84,6 +97,8 @@ ERR_CYCLE_LIMIT = 4
 ERR_BAD_CONTEXT = 5  # deliver/ack/nack where it has no meaning (e.g. at the injection input)
 ERR_TWICE = 6  # a packet delivered twice
 ERR_OVERFLOW = 7  # a buffer held more than B flits
+ERR_STALLED = 8  # nothing left to happen, but triggered packets were never created
+ERR_COPY_LOG = 9  # more copies than the log holds
 
 # ---- parameters --------------------------------------------------------------------------------------------------
 PR_PORTS = 0
@@ -106,19 +121,26 @@ PR_LAST_CYCLE = 16
 PR_ESCAPES = 17  # escape VCs of 'vc: escape' (2 with wrap links, else 1)
 PR_CLASS_SPLIT = 18  # first VC of dateline class 1 (V when the network has no wrap links)
 PR_PAUSE_AT = 19  # return after this cycle (progress)
-PR_ROWS = 20
+PR_NP_CHANNELS = 20  # C: injection and ejection channels per node
+PR_HALF = 21  # ceil(V/2): the first VC of 'vc: upper'
+PR_SEGMENT_WORD = 22  # header word of the segment index; segment s is (port, hops, code) at the words after
+PR_SEGMENTS = 23  # segment slots of the microprogram's header
+PR_ROWS = 24
 
 # Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
-# table, its VC (0 for injection), and whether it is the injection input; downstream[node * P + port]: the
-# first input VC its link feeds (add the VC), -1 without a link.
+# table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it
+# delivers through; downstream[node * P + port]: the first input VC its link feeds (add the VC), -1 without
+# a link.
 Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
                                  "port_axis", "wraps", "input_node", "input_row", "input_vc", "injection",
-                                 "downstream"])
+                                 "ejection", "downstream"])
 Buffers = namedtuple("Buffers", ["packet", "flit", "usable", "freed"])  # [input, slot]
 Switch = namedtuple("Switch", ["inputs", "ports", "owner"])  # owner[output VC]: owning input, -1 free
-Packets = namedtuple("Packets", ["table", "header", "origin_header", "path"])  # path[packet, k]: inputs entered
-# heap: keys due * KEY_SPAN + input; active: the bound inputs; scratch: per physical port, the allocator's
-# choices in one cycle (-1 none), and the list of those touched
-Run = namedtuple("Run", ["stats", "heap", "active", "in_choice", "out_choice", "touched_in", "touched_out",
-                         "create", "order"])
-KEY_SPAN = np.int64(2**24)  # inputs per run; keys stay below 2^63 for cycles below 2^39
+# path[packet, k]: inputs entered; children[child_start[p]:child_start[p + 1]]: the packets triggered by p
+Packets = namedtuple("Packets", ["table", "header", "origin_header", "path", "child_start", "children"])
+# heap: keys due * KEY_SPAN + input; births: keys creation * KEY_SPAN + packet of the triggered packets;
+# active: the bound inputs; scratch: per physical port, the allocator's choices in one cycle (-1 none), and
+# the list of those touched; copies[k]: (packet, node, cycle) of the k-th copy an NP got
+Run = namedtuple("Run", ["stats", "heap", "births", "active", "in_choice", "out_choice", "touched_in",
+                         "touched_out", "order", "copies"])
+KEY_SPAN = np.int64(2**24)  # inputs (and packets, with triggers) per run; keys stay below 2^63 for cycles < 2^39
