@@ -68,12 +68,14 @@ class Sweep:
     # (side, fraction) of Fig. 5 rerun with 4 VCs (2 for unicasts, 2 for coded paths in cpr.yaml): how much of
     # RD's loss under load comes from sharing one VC with the background
     vc_check: tuple = ()
+    # Fig. 4's runs continued past the paper's sizes for PCP and RD: where PCP's lead goes
+    beyond_k: tuple = ()
 
 
 FULL = Sweep(fig4_k=(3, 4, 5, 6, 7), fig5_sides=(4, 8, 16, 32, 64), fractions=(0.0, 0.2, 0.4),
              fig6_sides=(4, 8), fig6_lengths=tuple(range(30, 211, 30)), random_sources=5,
              deadlock={8: (0.4, 0.8, 1.2), 16: (0.4, 0.8, 1.2)}, deadlock_sources=5,
-             vc_check=((8, 0.4), (16, 0.4), (64, 0.4)))
+             vc_check=((8, 0.4), (16, 0.4), (64, 0.4)), beyond_k=(8, 9))
 QUICK = Sweep(fig4_k=(3, 4), fig5_sides=(4, 8), fractions=(0.0, 0.4), fig6_sides=(4, 8), fig6_lengths=(30, 210),
               random_sources=1, deadlock={8: (0.8,)}, deadlock_sources=1)
 
@@ -202,6 +204,10 @@ def deadlock_points(sweep: Sweep) -> list[BroadcastPoint]:
             for source in sources(side, sweep.deadlock_sources)[1:]]
 
 
+def beyond_points(sweep: Sweep) -> list[BroadcastPoint]:
+    return [BroadcastPoint(2 ** k, algorithm, LENGTH, 0.0, 0) for k in sweep.beyond_k for algorithm in ("pcp", "rd")]
+
+
 def vc_points(sweep: Sweep) -> list[BroadcastPoint]:
     """Fig. 5's loaded points of sweep.vc_check, with 2 VCs (the same points as Fig. 5's) and with 4."""
     return [BroadcastPoint(side, algorithm, LENGTH, fraction, source, virtual_channels=vcs)
@@ -282,7 +288,7 @@ def reproduce(results: Path, quick: bool = False, resume: bool = False, workers:
     tables.md. Returns {name: path} of what it wrote."""
     sweep = QUICK if quick else FULL
     groups = {"fig4": fig4_points(sweep), "fig5": fig5_points(sweep), "fig6": fig6_points(sweep),
-              "deadlock": deadlock_points(sweep), "vc_check": vc_points(sweep)}
+              "deadlock": deadlock_points(sweep), "vc_check": vc_points(sweep), "beyond": beyond_points(sweep)}
     done = run_tasks([p for points in groups.values() for p in points], results, resume=resume, workers=workers,
                      dask_scheduler=dask_scheduler, progress=progress, description="paper 002")
     runs = {name: [{k: v for k, v in done[p.key].items() if k != "key"} for p in points]
@@ -305,6 +311,12 @@ def reproduce(results: Path, quick: bool = False, resume: bool = False, workers:
     deadlock = deadlock_summary(runs["deadlock"])
     csv("deadlock_runs", runs["deadlock"])
     csv("deadlock_check", deadlock)
+    beyond = [{"k": int(np.log2(r["side"])), **{k: r[k] for k in ("network", "nodes", "algorithm", "steps",
+                                                                      "latency_cycles", "latency_us",
+                                                                      "copies_per_node_min", "copies_per_node_max")}}
+              for r in runs["fig4"] + runs["beyond"] if r["algorithm"] in ("pcp", "rd")]
+    if runs["beyond"]:
+        csv("fig4_beyond", sorted(beyond, key=lambda r: (r["algorithm"], r["k"])))
     vc_check = aggregate(runs["vc_check"]) if runs["vc_check"] else []
     if vc_check:
         csv("vc_check_runs", runs["vc_check"])
@@ -313,7 +325,8 @@ def reproduce(results: Path, quick: bool = False, resume: bool = False, workers:
         files[f"{name}_png"] = out / f"{name}.png"
         draw({"fig4_steps": fig4, "fig5_latency": fig5, "fig6_latency": fig6}[name], files[f"{name}_png"])
     files["tables"] = out / "tables.md"
-    files["tables"].write_text(tables_markdown(fig4, fig5, fig6, deadlock, vc_check))
+    files["tables"].write_text(tables_markdown(fig4, fig5, fig6, deadlock, vc_check,
+                                               beyond if runs["beyond"] else []))
     return files
 
 
@@ -328,7 +341,7 @@ def _markdown(rows: list[dict], columns: list[tuple[str, str]]) -> str:
 
 
 def tables_markdown(fig4: list[dict], fig5: list[dict], fig6: list[dict], deadlock: list[dict],
-                    vc_check: list[dict] = ()) -> str:
+                    vc_check: list[dict] = (), beyond: list[dict] = ()) -> str:
     k_values = sorted({r["k"] for r in fig4})
     wide = []
     for k in k_values:
@@ -364,6 +377,18 @@ def tables_markdown(fig4: list[dict], fig5: list[dict], fig6: list[dict], deadlo
                                   ("broadcast_latency_max_cycles", "bcast max"),
                                   ("idle_latency_max_cycles", "idle max"), ("copies_per_node_min", "copies min"),
                                   ("copies_per_node_max", "copies max"), ("deadlocked_runs", "deadlocks")])]
+    if beyond:
+        sizes = sorted({r["k"] for r in beyond})
+        table = [{"mesh": f"{2 ** k}x{2 ** k}", "nodes": 4 ** k,
+                  **{f"{a} {what}": next(r[key] for r in beyond if r["k"] == k and r["algorithm"] == a)
+                     for a in ("pcp", "rd") for what, key in (("steps", "steps"), ("cycles", "latency_cycles"))}}
+                 for k in sizes]
+        for row in table:
+            row["RD / PCP"] = row["rd cycles"] / row["pcp cycles"]
+        text += ["\n## Fig. 4's PCP and RD runs continued past the paper's sizes, source (0,0), idle\n",
+                 _markdown(table, [("mesh", "mesh"), ("nodes", "nodes"), ("pcp steps", "PCP steps"),
+                                   ("pcp cycles", "PCP cycles"), ("rd steps", "RD steps"), ("rd cycles", "RD cycles"),
+                                   ("RD / PCP", "RD / PCP")])]
     if vc_check:
         text += ["\n## Fig. 5's loaded points with 2 and with 4 virtual channels (cpr.yaml: half for unicasts, "
                  "half for coded paths)\n", _markdown(list(vc_check), columns)]
