@@ -15,9 +15,9 @@ port) on the MH network, idle, with 100-flit messages. Every run is held against
   ways on the idle network: in the broadcast, in a run of only the step-1 sends linked to it by shared links
   (at most n/4 - 1 sends, fewer than the source's injection channels, so they wait for links only), and
   alone. The second minus the third is its link wait; the first minus the second is the rest (negative when
-  in the broadcast it got the shared link before a sharer that waited for an injection channel): with all-port
-  NPs (C = P = 2 + log2 n channels) the source of MH(m,16) has 7 step-1 sends for 6 injection channels, and
-  MH(m,32)'s 11 for 7 (the config refuses more NP channels than ports).
+  the other sends change the order on a shared link): with all-port NPs (C = P = 2 + log2 n channels) the
+  source of MH(9,16) has 7 step-1 sends for 6 injection channels and MH(9,32)'s 11 for 7, so some wait for
+  a channel (the config refuses more NP channels than ports).
 """
 
 from __future__ import annotations
