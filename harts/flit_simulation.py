@@ -44,6 +44,10 @@ class DeadlockError(SimulationError):
         super().__init__(message)
         self.cycle = cycle
 
+    def __reduce__(self):
+        # so that a deadlock in a sweep's worker process reaches the parent as itself, not as a broken pool
+        return type(self), (str(self), self.cycle)
+
 
 @dataclass
 class Packets:

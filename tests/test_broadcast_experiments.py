@@ -9,7 +9,7 @@ import pickle
 import pytest
 
 from harts.cli import main
-from harts.experiments.al_dubai.figures import RunDeadlocked, uniform_bound
+from harts.experiments.al_dubai.figures import uniform_bound
 from harts.flit_simulation import DeadlockError
 from harts.network.build import build_topology
 from harts.patterns import throughput_bound
@@ -115,5 +115,5 @@ def test_uniform_bound_is_the_channel_load_bound(side):
 
 
 def test_a_deadlock_of_a_point_survives_the_trip_from_a_worker():
-    error = pickle.loads(pickle.dumps(RunDeadlocked("paper002-x: deadlock at cycle 5", ["a", "b"])))
+    error = pickle.loads(pickle.dumps(DeadlockError("paper002-x: deadlock at cycle 5", ["a", "b"])))
     assert isinstance(error, DeadlockError) and error.cycle == ["a", "b"] and "cycle 5" in str(error)

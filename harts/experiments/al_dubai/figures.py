@@ -105,14 +105,6 @@ def sources(side: int, count: int) -> list[int]:
     return [0, *sorted(int(v) for v in drawn)]
 
 
-class RunDeadlocked(DeadlockError):
-    """A DeadlockError of one point, named by its key. DeadlockError itself cannot be unpickled (its __init__
-    takes the cycle too), so from a worker process it would arrive as a broken pool, not as a deadlock."""
-
-    def __reduce__(self):
-        return type(self), (str(self), self.cycle)
-
-
 @dataclass(frozen=True)
 class BroadcastPoint:
     """One broadcast from `source` on the side x side mesh: idle when `fraction` is 0, else over uniform
@@ -140,7 +132,7 @@ class BroadcastPoint:
         try:
             return self._run()
         except DeadlockError as exc:
-            raise RunDeadlocked(f"{self.key}: {exc}", exc.cycle) from exc
+            raise DeadlockError(f"{self.key}: {exc}", exc.cycle) from exc
 
     def _run(self) -> dict:
         topology = build_topology(mesh(self.side))

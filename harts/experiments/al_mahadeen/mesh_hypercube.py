@@ -40,7 +40,6 @@ from ...np.send_plan import (
     shared_links_by_step,
 )
 from ...plan_broadcast import run_plan
-from ..al_dubai.figures import RunDeadlocked
 from ..sweep import run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "t3d_mesh_8x8.yaml"
@@ -74,7 +73,7 @@ def _checked(key: str, function):
     try:
         return function()
     except DeadlockError as exc:
-        raise RunDeadlocked(f"{key}: {exc}", exc.cycle) from exc
+        raise DeadlockError(f"{key}: {exc}", exc.cycle) from exc
 
 
 @dataclass(frozen=True)
