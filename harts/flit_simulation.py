@@ -228,7 +228,7 @@ class FlitSimulation:
         machine = S.Machine(np.ascontiguousarray(self.microprogram.code), params, topo.neighbours, topo.in_port,
                             topo.axis_positive, topo.axis_negative, self.port_axis,
                             np.ascontiguousarray(self.wraps, dtype=np.int64), node, row,
-                            np.where(injection, channel, local % vcs), injection.astype(np.int64),
+                            np.where(injection, 0, local % vcs), injection.astype(np.int64),
                             np.where(injection, -1, ports + port % channels),
                             np.ascontiguousarray(downstream, dtype=np.int64))
         buffers = S.Buffers(np.full((inputs_count, depth), -1, np.int64), np.full((inputs_count, depth), -1, np.int64),

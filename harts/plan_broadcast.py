@@ -179,7 +179,8 @@ def _copies(plan: SendPlan, result: FlitResult, start: int) -> list[PlanCopy]:
         if walked != planned:
             raise SimulationError(f"{plan.algorithm}: send {k} went {walked}, its plan says {planned}")
     ran = [(int(p), int(v), int(t)) for p, v, t in zip(*result.copies) if p < n]
-    expected = Counter((c.send, c.node, c.step) for c in expected_copies(plan))
+    planned_copies = expected_copies(plan)
+    expected = Counter((c.send, c.node, c.step) for c in planned_copies)
     got = Counter((p, v, int(result.step[p])) for p, v, _ in ran)
     if got != expected:
         extra, missing = got - expected, expected - got
@@ -187,7 +188,7 @@ def _copies(plan: SendPlan, result: FlitResult, start: int) -> list[PlanCopy]:
                               f"{sum(extra.values())} extra (e.g. {next(iter(extra), None)}), "
                               f"{sum(missing.values())} missing (e.g. {next(iter(missing), None)}) "
                               f"as (send, node, step)")
-    prefix = {(c.send, c.node): c.path for c in expected_copies(plan)}
+    prefix = {(c.send, c.node): c.path for c in planned_copies}
     full: dict[tuple[int, int], tuple[int, ...]] = {}
     copies = []
     for p, v, t in ran:

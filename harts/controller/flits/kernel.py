@@ -165,7 +165,7 @@ def _try_start(machine, buffers, switch, packets, run, i):
     if inputs[i, CX_STATE] != CX_IDLE:
         return
     if machine.injection[i] != 0:
-        qrow = machine.input_row[i] - machine.input_vc[i]
+        qrow = machine.input_node[i] * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + params[PR_PORTS]
         pkt = switch.ports[qrow, PT_QUEUE_HEAD]
         if pkt < 0:
             return
@@ -750,22 +750,19 @@ def _allocate(machine, buffers, switch, packets, run, t):
                 out_choice[orow] = i
     for k in range(n_in):
         in_choice[run.touched_in[k]] = -1
-    # a teeing input is granted once, at its link output, and only if its ejection output chose it too; the
-    # choices are read before any grant, since a tail's grant unbinds its input
+    # every input is granted at the output it is bound to (a teeing input at its link, and only if its
+    # ejection channel chose it too); an ejection channel whose choice is a teeing input sends nothing itself
     for k in range(n_out):
         orow = run.touched_out[k]
         i = out_choice[orow]
-        if inputs[i, IN_TEE] >= 0:
-            base = orow - orow % span
-            if orow != base + inputs[i, IN_OUT] or out_choice[base + inputs[i, IN_TEE]] != i:
-                run.touched_out[k] = -1 - orow
+        base = orow - orow % span
+        if orow != base + inputs[i, IN_OUT]:
+            continue
+        if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_TEE]] != i:
+            continue
+        _grant(machine, buffers, switch, packets, run, i, t)
     for k in range(n_out):
-        orow = run.touched_out[k]
-        if orow >= 0:
-            _grant(machine, buffers, switch, packets, run, out_choice[orow], t)
-    for k in range(n_out):
-        orow = run.touched_out[k]
-        out_choice[orow if orow >= 0 else -1 - orow] = -1
+        out_choice[run.touched_out[k]] = -1
 
 
 # ---- the loop ------------------------------------------------------------------------------------------------------
@@ -800,7 +797,7 @@ def run_flits(machine, buffers, switch, packets, run):
     params = machine.params
     stats = run.stats
     inputs = switch.inputs
-    n = packets.child_start.shape[0] - 1
+    n = packets.table.shape[0]
     fixed = run.order.shape[0]
     t = stats[ST_TIME]
     while True:
