@@ -35,6 +35,7 @@ ERRORS = {
     S.ERR_STALLED: "nothing left to happen, but packets still wait for their trigger",
     S.ERR_COPY_LOG: "more copies than any route can leave",
 }
+WAITS_FOR = {S.TRIGGER_COPY: "a copy", S.TRIGGER_SENT: "the send", S.TRIGGER_DELIVERED: "the delivery"}
 
 
 class DeadlockError(SimulationError):
@@ -296,17 +297,17 @@ class FlitSimulation:
                     or seg[..., 2].min() < 0:
                 raise ValueError("segments need ports 0..P-1, hops >= 0 and codes >= 0")
         triggered = sent.trigger != S.TRIGGER_NONE
-        if not np.isin(sent.trigger, (S.TRIGGER_NONE, S.TRIGGER_COPY, S.TRIGGER_SENT)).all():
-            raise ValueError("trigger must be TRIGGER_NONE, TRIGGER_COPY or TRIGGER_SENT")
+        if not np.isin(sent.trigger, (S.TRIGGER_NONE, S.TRIGGER_COPY, S.TRIGGER_SENT, S.TRIGGER_DELIVERED)).all():
+            raise ValueError("trigger must be TRIGGER_NONE, TRIGGER_COPY, TRIGGER_SENT or TRIGGER_DELIVERED")
         parents = sent.parent[triggered]
         if triggered.any():
             if n >= S.KEY_SPAN:
                 raise ValueError(f"a run with triggered packets holds at most {int(S.KEY_SPAN) - 1:,} packets")
             if parents.min() < 0 or parents.max() >= n or (parents == np.nonzero(triggered)[0]).any():
                 raise ValueError("a triggered packet's parent must be another packet of the run")
-            sent_after = sent.trigger == S.TRIGGER_SENT
-            if (sent.source[sent_after] != sent.source[sent.parent[sent_after]]).any():
-                raise ValueError("a packet waiting for its parent to be sent must have the parent's source")
+            own = np.isin(sent.trigger, (S.TRIGGER_SENT, S.TRIGGER_DELIVERED))
+            if (sent.source[own] != sent.source[sent.parent[own]]).any():
+                raise ValueError("a packet waiting for its parent to be sent or delivered must have the parent's source")
 
     def _packet_tables(self, sent: Packets, circuit: bool):
         """The kernel's packet bundle (the table, headers: route offsets, then the segment index and slots;
@@ -371,8 +372,8 @@ class FlitSimulation:
                     f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}"
         elif error == S.ERR_STALLED:
             waiting = np.nonzero(pk[:, S.PK_CREATE] == S.NEVER)[0]
-            shown = ", ".join(f"packet {k} (waits for {'a copy' if sent.trigger[k] == S.TRIGGER_COPY else 'the send'} "
-                              f"of packet {sent.parent[k]} at node {sent.source[k]})" for k in waiting[:3])
+            shown = ", ".join(f"packet {k} (waits for {WAITS_FOR[int(sent.trigger[k])]} of packet {sent.parent[k]}, "
+                              f"at node {sent.source[k]})" for k in waiting[:3])
             where = f": {len(waiting)} never created, e.g. {shown}"
         raise SimulationError(f"cycle {cycle}: {ERRORS[error]}{where}")
 

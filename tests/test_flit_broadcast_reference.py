@@ -235,15 +235,17 @@ def copy_nodes(topology, src, segments):
     return [path[i] for i in range(1, len(hops)) if hops[i][1] == ABSORB_AND_PASS] + [path[-1]]
 
 
-def random_broadcast_workload(topology, seed, count, spread):
-    """Unicasts and coded worms; about a third wait for a copy or a send of an earlier packet."""
+def random_broadcast_workload(topology, seed, count, spread, circuit=False):
+    """Unicasts and coded worms (circuit: circuits routed by destination or by segments, which leave one copy,
+    at their end); about a third wait for a copy, a send or (circuit) a delivery of an earlier packet."""
     rng = random.Random(seed)
+    triggers = [F.TRIGGER_COPY, F.TRIGGER_SENT] + ([F.TRIGGER_DELIVERED] if circuit else [])
     sends, reached = [], []
     for uid in range(count):
         trigger, parent = F.TRIGGER_NONE, -1
         if uid and rng.random() < 0.35:
             parent = rng.randrange(uid)
-            trigger = rng.choice([F.TRIGGER_COPY, F.TRIGGER_SENT])
+            trigger = rng.choice(triggers)
             src = rng.choice(reached[parent]) if trigger == F.TRIGGER_COPY else sends[parent].src
             create = rng.randrange(12)  # the delay after the trigger
         else:
@@ -252,7 +254,7 @@ def random_broadcast_workload(topology, seed, count, spread):
         if rng.random() < 0.5:
             segments = dimension_ordered_route(topology, rng, src)
             dst = F.segment_route_end(topology, src, segments)
-            reached.append(copy_nodes(topology, src, segments))
+            reached.append([dst] if circuit else copy_nodes(topology, src, segments))
         else:
             segments, dst = (), rng.choice([v for v in range(topology.n_nodes) if v != src])
             reached.append([dst])
@@ -278,11 +280,11 @@ def alone(topology, program, p, send):
     return F.run(topology, program, p, [F.Send(0, 0, send.src, send.dst, send.flits, send.segments)])[0]
 
 
-def kernel_machine(spec, C, V=2, B=8, program=CODED_PATH):
+def kernel_machine(spec, C, V=2, B=8, program=CODED_PATH, setup="wait"):
     from harts.flit_simulation import FlitSimulation
 
     config = defaults().with_values(topology=spec, microcode=str(program), flow__virtual_channels=V,
-                                    flow__buffer_flits=B, flow__np_channels=C,
+                                    flow__buffer_flits=B, flow__np_channels=C, flow__circuit_setup=setup,
                                     run__deadlock_cycles=F.DEADLOCK_CYCLES)
     sim = FlitSimulation(config)
     assert sim.params.np_channels == C
@@ -356,3 +358,50 @@ def test_kernel_and_reference_agree_on_broadcast_workloads(spec, C, V, B, progra
     zero = {i: alone(sim.topology, sim.microprogram, sim.params, sends[i]) for i in range(n)}
     assert all(latency[i] >= zero[i] for i in range(n))
     assert any(latency[i] > zero[i] for i in range(n))
+
+
+CIRCUIT_PATH = HERE.parent / "microcode" / "circuit.yaml"
+TORUS = {"kind": "torus", "dims": [5, 4]}
+CIRCUIT_CASES = [(spec, C, setup) for spec in (TORUS, MESH) for C in (1, 4) for setup in ("wait", "retry")]
+
+
+@pytest.mark.parametrize("spec, C, setup", CIRCUIT_CASES,
+                         ids=[f"{s['kind']}-C{c}-{setup}" for s, c, setup in CIRCUIT_CASES])
+def test_kernel_and_reference_agree_on_circuit_workloads(spec, C, setup):
+    """circuit.yaml: circuits routed by destination and along segments (wrapping round the torus), packets
+    waiting for a copy, a send or a delivery; creation, step, delivery and copies all the same."""
+    from harts.controller.flits import state as S
+
+    assert S.TRIGGER_DELIVERED == F.TRIGGER_DELIVERED
+    sim = kernel_machine(spec, C, program=CIRCUIT_PATH, setup=setup)
+    assert sim.params.circuit_retry == (setup == "retry")
+    seed = 500 + CIRCUIT_CASES.index((spec, C, setup))
+    sends = random_broadcast_workload(sim.topology, seed, count=60, spread=150, circuit=True)
+    expected = F.run_traced(sim.topology, sim.microprogram, sim.params, sends)
+    result = sim.run(kernel_packets(sends, sim.microprogram.segments, sim.topology))
+    n = len(sends)
+    assert result.created.tolist() == [expected.created[i] for i in range(n)]
+    assert result.step.tolist() == [expected.step[i] for i in range(n)]
+    assert result.delivered.tolist() == [expected.delivered[i] for i in range(n)]
+    got = zip(result.copies.packet.tolist(), result.copies.node.tolist(), result.copies.cycle.tolist())
+    assert sorted(got) == sorted(expected.copies)
+    assert {s.trigger for s in sends} == {F.TRIGGER_NONE, F.TRIGGER_COPY, F.TRIGGER_SENT, F.TRIGGER_DELIVERED}
+    assert any(s.segments for s in sends) and any(not s.segments for s in sends)
+    latency = {i: expected.delivered[i] - expected.created[i] for i in range(n)}
+    zero = {i: alone(sim.topology, sim.microprogram, sim.params, sends[i]) for i in range(n)}
+    assert all(latency[i] >= zero[i] for i in range(n)) and any(latency[i] > zero[i] for i in range(n))
+
+
+def test_a_circuit_along_segments_takes_the_closed_form_and_its_delivery_triggers_the_next():
+    """5x4 torus, circuit.yaml, defaults of these tests (Lk 2, ack 1 per hop, n_s 1, n_d 1, k 1): alone, h hops
+    and M flits take 4 + 8h + M. P0: node 0 along (+y 1, -x 2), wrapping past x = 0: (0,1) = 5, (4,1) = 9,
+    (3,1) = 8, 3 hops, 2 flits: 30. P1: node 0 -> 1, 1 hop, 2 flits, waits for P0's delivery: created at 30,
+    delivered 14 later."""
+    torus = build_topology(TORUS)
+    sends = [F.Send(0, 0, 0, None, 2, ((1, 1, PASS), (2, 2, PASS))), F.Send(1, 0, 0, 1, 2, (), F.TRIGGER_DELIVERED, 0)]
+    trace = F.run_traced(torus, assemble(CIRCUIT_PATH), params(), sends)
+    assert trace.copies == [(0, 8, 30), (1, 1, 44)]
+    assert trace.created == {0: 0, 1: 30} and trace.step == {0: 1, 1: 2}
+    assert F.zero_load_latency_circuit(params(), 3, 2) == 30
+    result = kernel_machine(TORUS, 1, program=CIRCUIT_PATH).run(kernel_packets(sends, 4, torus))
+    assert result.delivered.tolist() == [30, 44] and result.path_nodes(0) == [0, 5, 9, 8]

@@ -64,8 +64,9 @@ def test_closed_forms_by_hand():
     p = params()  # k 1, b 1, w 0 (Lk 2, C 1), n_s 1, n_d 1
     # 1 + 1 + 2 + 1*(2+2) + 2 + 3*1 + 1 + 1 + 1
     assert F.zero_load_latency_wormhole(p, 2, 4) == 16
-    # the same plus h(1 + w) = 2 for the acknowledgment and h Lk = 4 for the data behind it
-    assert F.zero_load_latency_circuit(p, 2, 4) == 22
+    # the same plus 1 at the source and 1 at the transit node (the branch on route == segments),
+    # h(1 + w) = 2 for the acknowledgment and h Lk = 4 for the data behind it
+    assert F.zero_load_latency_circuit(p, 2, 4) == 24
 
 
 def test_two_packets_contending_for_one_link():
@@ -129,23 +130,25 @@ def test_dateline_needs_two_vcs_on_a_torus():
         F.run(build_topology({"kind": "torus", "dims": [4, 4]}), WORMHOLE, params(V=1), [(0, 0, 0, 1, 1)])
 
 
-@pytest.mark.parametrize("retry,a_delivered", [(False, 47), (True, 53)])
+@pytest.mark.parametrize("retry,a_delivered", [(False, 50), (True, 60)])
 def test_circuit_setup_waits_or_retries(retry, a_delivered):
     """4x4 mesh, defaults (Lk 2, ack 1 cycle per hop), retry_cycles 4. B: 1 -> 3, 10 flits; A: 0 -> 3,
-    4 flits; both created at 0.
-      B alone: probe leaves node 1 at 2, forward at node 2 at 6, ack at node 3 at 10, back at 12, data
-      leave node 1 at 12..21 (the tail frees port 0 of node 1 from 22), ejected 16..25: NP at 28.
-      A's probe lands at node 1 at 4 and its forward at 6 finds the port held.
-      wait: forward at 6, 8, ..., 22 (branch in between) succeeds at 22; lands at node 2 at 24, whose
-        context ends B (tail at 23, wait_tail 24, done 25) at 26: wait_header 26, branch 27, forward 28,
-        lands at node 3 at 30 (idle from 28): ack at 32, back at 35, data ejected 41..44: NP at 47.
-      retry: branch 7, nack 8 (1 hop): ready at 8 + 1 + 4 = 13; wait_header 13, forward 14, lands at
-        node 1 at 16, forward 18 fails again, nack 20: ready at 25. From there the path is free: 25 +
-        (closed form - n_s = 28) = 53."""
+    4 flits; both created at 0. A source runs wait_header, branch, forward; a transit node wait_header,
+    two branches, forward.
+      B alone: probe leaves node 1 at 3, forward at node 2 at 8, ack at node 3 at 12, back at 14, data
+      leave node 1 at 14..23 (the tail frees port 0 of node 1 from 24), ejected 18..27: NP at 30.
+      A's probe lands at node 1 at 5 and its forward at 8 finds the port held.
+      wait: forward at 8, 10, ..., 24 (branch in between) succeeds at 24; lands at node 2 at 26, whose
+        context ends B (tail at 25, wait_tail 26, done 27) at 28: wait_header 28, branches 29 and 30,
+        forward 31, lands at node 3 at 33 (idle from 30): ack at 35, back at 38, data ejected 44..47: NP
+        at 50.
+      retry: branch 9, nack 10 (1 hop): ready at 10 + 1 + 4 = 15; wait_header 15, branch 16, forward 17,
+        lands at node 1 at 19, forward 22 fails again, nack 24: ready at 29. From there the path is free:
+        29 + (closed form - n_s = 31) = 60."""
     p = params(retry=retry)
     got = F.run(build_topology(MESH), CIRCUIT, p, [(0, 0, 0, 3, 4), (1, 0, 1, 3, 10)])
-    assert got == {0: a_delivered, 1: 28}
-    assert F.zero_load_latency_circuit(p, 2, 10) == 28
+    assert got == {0: a_delivered, 1: 30}
+    assert F.zero_load_latency_circuit(p, 2, 10) == 30
 
 
 @pytest.mark.parametrize("spec", [MESH, {"kind": "torus", "dims": [4, 4]}, {"kind": "hypercube", "dimension": 3}],

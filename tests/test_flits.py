@@ -73,9 +73,10 @@ def test_calibrate_fits_its_model_with_residual_zero(spec, microcode):
         assert cal.terms == {"S_cycles": f.np_send + 1 + lk + 2 + f.bus_delay + f.deliver,
                              "r_cycles_per_flit": f.flit_cycles, "d_cycles_per_hop": 2 + lk}
     else:
-        # T = alpha + h delta + L tau with delta = (2 + Lk) + (1 + w) + Lk
-        assert cal.terms == {"alpha_cycles": f.np_send + 1 - 2 + 2 + f.bus_delay + f.deliver,
-                             "delta_cycles_per_hop": 2 + lk + f.ack_hop + lk, "tau_cycles_per_flit": f.flit_cycles}
+        # T = alpha + h delta + L tau with delta = (3 + Lk) + (1 + w) + Lk: the probe's transit hop
+        # (wait_header, two branches, forward), its acknowledgment's and the data's
+        assert cal.terms == {"alpha_cycles": f.np_send + 2 - 3 + 2 + f.bus_delay + f.deliver,
+                             "delta_cycles_per_hop": 3 + lk + f.ack_hop + lk, "tau_cycles_per_flit": f.flit_cycles}
     assert max(p["hops"] for p in cal.probes) == sim_diameter(spec)
 
 

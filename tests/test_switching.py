@@ -31,7 +31,7 @@ def test_run_and_calibrate_a_wormhole_config():
     assert proc.returncode == 0, proc.stderr
     cal = json.loads(proc.stdout)
     assert cal["model"] == "alpha + h*delta + L*tau" and cal["max_residual_cycles"] == 0
-    assert (cal["alpha_cycles"], cal["delta_cycles_per_hop"], cal["tau_cycles_per_flit"]) == (4, 7, 1)
+    assert (cal["alpha_cycles"], cal["delta_cycles_per_hop"], cal["tau_cycles_per_flit"]) == (4, 8, 1)
 
 
 @pytest.mark.parametrize("text, words", [

@@ -31,6 +31,7 @@ CODE_NAMES = {PASS: "10 pass", ABSORB: "01 absorb", ABSORB_AND_PASS: "11 absorb 
 TRIGGER_START = 0  # sent when the broadcast starts (by the source)
 TRIGGER_COPY = 1  # sent by `sender` once its copy of send `parent` is in its NP
 TRIGGER_SENT = 2  # sent by `sender` once the last flit of its own send `parent` has left it
+TRIGGER_DELIVERED = 3  # sent by `sender` once its own send `parent` is in the NP at that send's destination
 
 
 @dataclass(frozen=True)
@@ -123,8 +124,8 @@ def expected_copies(plan: SendPlan) -> list[Copy]:
         if send.trigger == TRIGGER_COPY and send.sender not in holders[send.parent]:
             raise ValueError(f"send {i} waits for a copy of send {send.parent} at node {send.sender}, "
                              f"which that send does not reach")
-        if send.trigger == TRIGGER_SENT and plan.sends[send.parent].sender != send.sender:
-            raise ValueError(f"send {i} waits until send {send.parent} has left node {send.sender}, "
+        if send.trigger in (TRIGGER_SENT, TRIGGER_DELIVERED) and plan.sends[send.parent].sender != send.sender:
+            raise ValueError(f"send {i} waits for send {send.parent} of node {send.sender}, "
                              f"but that send is not its own")
         holders[i] = set()
         for node, path in route_copies(topology, send):
@@ -141,3 +142,25 @@ def shared_links_by_step(plan: SendPlan) -> dict[int, int]:
         route = route_copies(plan.topology, send)[-1][1]  # the route's end always takes a copy
         users.setdefault(step, Counter()).update(zip(route, route[1:]))
     return {step: sum(count > 1 for count in links.values()) for step, links in sorted(users.items())}
+
+
+def circuit_schedule(plan: SendPlan, alpha: int, delta: int, tau: int, flits: int) -> list[tuple[int, int]]:
+    """(created, delivered) of every send when nothing else is on the network, in the linear cost model
+    of circuit switching (paper 004, section 2): a send over h hops takes alpha + h*delta + flits*tau from
+    its creation to its delivery, and is created the moment what it waits for happens (its copy of the
+    parent, which a circuit leaves only at its end, or its own earlier send's delivery). Cycles from the
+    broadcast's start."""
+    times: list[tuple[int, int]] = []
+    for i, send in enumerate(plan.sends):
+        if send.trigger == TRIGGER_START:
+            created = 0
+        elif send.trigger in (TRIGGER_COPY, TRIGGER_DELIVERED) and 0 <= send.parent < i:
+            if send.trigger == TRIGGER_COPY and plan.sends[send.parent].destination != send.sender:
+                raise ValueError(f"send {i} waits for a copy of send {send.parent} at node {send.sender}, "
+                                 f"but a circuit leaves its copy only at its end")
+            created = times[send.parent][1]
+        else:
+            raise ValueError(f"send {i}: a circuit-switched plan waits for copies or deliveries of earlier sends")
+        hops = len(route_copies(plan.topology, send)[-1][1]) - 1
+        times.append((created, created + alpha + hops * delta + flits * tau))
+    return times

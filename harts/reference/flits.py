@@ -21,8 +21,10 @@ Besides packets routed by destination it models what a broadcast on the flit-lev
 - Copies: a node has a copy of a packet b + k + n_d cycles after its last flit was consumed there (by
   `deliver` or by `tee`); the `deliver` copy is the packet's delivery.
 - Packets that wait for a trigger: created `delay` cycles after their source gets a copy of their parent
-  (TRIGGER_COPY), or k + `delay` cycles after the parent's last flit left their common source's injection
-  input (TRIGGER_SENT).
+  (TRIGGER_COPY), k + `delay` cycles after the parent's last flit left their common source's injection
+  input (TRIGGER_SENT), or `delay` cycles after the parent, sent from their common source, was delivered
+  (TRIGGER_DELIVERED).
+- Circuit switching routes a probe by destination or along its segments alike.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ OCCUPIED = 10 ** 18  # the freeing cycle of a slot holding a flit: it is never "
 TRIGGER_NONE = 0  # created at its `create` cycle
 TRIGGER_COPY = 1  # created `delay` cycles after its source gets a copy of `parent`
 TRIGGER_SENT = 2  # created k + `delay` cycles after `parent`'s last flit was granted at their source
+TRIGGER_DELIVERED = 3  # created `delay` cycles after `parent`, sent from their common source, was delivered
 
 _COMPARE = {isa.CMP_EQ: lambda x, y: x == y, isa.CMP_NE: lambda x, y: x != y, isa.CMP_LT: lambda x, y: x < y,
             isa.CMP_LE: lambda x, y: x <= y, isa.CMP_GT: lambda x, y: x > y, isa.CMP_GE: lambda x, y: x >= y,
@@ -104,14 +107,17 @@ def zero_load_latency_wormhole(params, hops: int, flits: int) -> int:
 
 
 def zero_load_latency_circuit(params, hops: int, flits: int) -> int:
-    """circuit.yaml alone in the network. The probe travels as a wormhole head does (same instruction
-    counts), so it lands at the destination at A = n_s + 1 + Lk + (h - 1)(2 + Lk). There wait_header (A),
+    """circuit.yaml alone in the network, the probe routed by destination or by segments alike. The source
+    runs wait_header, branch (route == segments) and forward from n_s, so the head is granted at n_s + 2;
+    each transit node runs wait_header, two branches (arrived, route == segments) and forward: the probe
+    leaves 3 cycles after it lands. It lands at the destination at A = n_s + 2 + Lk + (h - 1)(3 + Lk).
+    There wait_header (A),
     branch (A + 1), ack (A + 2); the acknowledgment takes 1 + w per hop back, so the first data flit
     leaves the source at A + 2 + h(1 + w). Data flits find every input on the path already bound, so each
     leaves a node in the cycle it lands: h Lk to the destination's ejection (its deliver ran at A + 3),
     then (M - 1)k for the rest and b + k + n_d to the NP."""
     k, lk = params.flit_cycles, params.link_latency
-    return (params.np_send + 1 + lk + (hops - 1) * (2 + lk) + 2 + hops * params.ack_hop + hops * lk
+    return (params.np_send + 2 + lk + (hops - 1) * (3 + lk) + 2 + hops * params.ack_hop + hops * lk
             + (flits - 1) * k + params.bus_delay + k + params.deliver)
 
 
@@ -296,11 +302,9 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             send = Send(send.uid, send.create, send.src, end, send.flits, segments, send.trigger, send.parent)
         elif send.dst is None or send.src == send.dst:
             raise ValueError(f"packet {send.uid}: a packet routed by destination needs a destination != source")
-        if send.trigger not in (TRIGGER_NONE, TRIGGER_COPY, TRIGGER_SENT) or \
+        if send.trigger not in (TRIGGER_NONE, TRIGGER_COPY, TRIGGER_SENT, TRIGGER_DELIVERED) or \
                 (send.trigger == TRIGGER_NONE) != (send.parent < 0):
             raise ValueError(f"packet {send.uid}: trigger {send.trigger} with parent {send.parent}")
-        if circuit and segments:
-            raise ValueError(f"packet {send.uid}: circuit switching routes by destination only")
         offsets = [0] * n_axes if segments else route_offsets(topology, send.src, send.dst)
         all_packets[send.uid] = Packet(send, offsets, circuit)
     children = {}  # (trigger, parent uid) -> packets waiting for it, by uid
@@ -308,8 +312,8 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         if packet.trigger != TRIGGER_NONE:
             if packet.parent not in all_packets:
                 raise ValueError(f"packet {packet.uid} waits for packet {packet.parent}, which is not in the run")
-            if packet.trigger == TRIGGER_SENT and all_packets[packet.parent].src != packet.src:
-                raise ValueError(f"packet {packet.uid} waits until packet {packet.parent} has left its source, "
+            if packet.trigger in (TRIGGER_SENT, TRIGGER_DELIVERED) and all_packets[packet.parent].src != packet.src:
+                raise ValueError(f"packet {packet.uid} waits for packet {packet.parent} to leave or arrive, "
                                  f"but that packet's source is {all_packets[packet.parent].src}")
             children.setdefault((packet.trigger, packet.parent), []).append(packet)
     creations = []  # heap of (cycle, uid): packets whose creation is known and due
@@ -548,6 +552,8 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         if delivers:
             assert packet.uid not in delivered, f"packet {packet.uid} delivered twice"
             delivered[packet.uid] = at
+            for child in children.get((TRIGGER_DELIVERED, packet.uid), ()):
+                schedule(child, at + child.delay)
         for child in children.get((TRIGGER_COPY, packet.uid), ()):
             if child.src == v:
                 schedule(child, at + child.delay)

@@ -106,6 +106,7 @@ from .state import (
     ST_PEAK,
     ST_TIME,
     TRIGGER_COPY,
+    TRIGGER_DELIVERED,
     TRIGGER_SENT,
 )
 
@@ -679,6 +680,7 @@ def _grant(machine, buffers, switch, packets, run, i, t):
                         return
                     table[pkt, PK_DELIVERED] = t + params[PR_EJECT_DELAY]
                     stats[ST_DELIVERED] += 1
+                    _trigger(packets, run, pkt, TRIGGER_DELIVERED, table[pkt, PK_SOURCE], t + params[PR_EJECT_DELAY])
                 _copy(machine, packets, run, pkt, node, t + params[PR_EJECT_DELAY])
                 if stats[ST_ERROR] != 0:
                     return

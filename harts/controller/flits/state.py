@@ -68,6 +68,7 @@ PK_ROWS = 18
 TRIGGER_NONE = 0  # created at PK_CREATE
 TRIGGER_COPY = 1  # created PK_DELAY after its source node gets a copy of its parent
 TRIGGER_SENT = 2  # created PK_DELAY after its parent's last flit has left its source (granted + k)
+TRIGGER_DELIVERED = 3  # created PK_DELAY after its parent, sent from its own source, is in the destination's NP
 
 # ---- run-wide scalars -----------------------------------------------------------------------------------------
 ST_TIME = 0
