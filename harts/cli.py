@@ -215,6 +215,11 @@ def cmd_bench(args) -> int:
 
 def cmd_broadcast(args) -> int:
     from .plan_broadcast import ALGORITHMS
+    from .torus_broadcast import ALGORITHMS as TORUS_ALGORITHMS
+    if args.algorithm in TORUS_ALGORITHMS:
+        return _torus_broadcast(args)
+    if args.packets is not None or args.variant is not None:
+        raise InputError(f"harts broadcast: --packets and --variant are for tiling, dc and htree, not {args.algorithm}")
     if args.algorithm in ALGORITHMS:
         return _plan_broadcast(args)
     from .broadcast import run_broadcast
@@ -263,6 +268,34 @@ def _plan_broadcast(args) -> int:
         data["copies"] = [{"node": c.node, "piece": c.piece, "step": c.step, "arrival_cycles": c.arrival,
                            "sender": c.sender, "path": list(c.path)}
                           for c in sorted(run.copies, key=lambda c: (c.arrival, c.node, c.piece))]
+    _print(data, args.json)
+    return 0
+
+
+def _torus_broadcast(args) -> int:
+    """Paper 004 on the flit-level circuit-switched controller: the config names the torus."""
+    from .network import node_count
+    from .torus_broadcast import DEFAULT_LENGTH, run_torus_broadcast
+    if args.size is not None or args.partition is not None:
+        raise InputError(f"harts broadcast: --size and --partition are not {args.algorithm}'s; it runs on the "
+                         f"config's torus (--config)")
+    config = _config(args.config)
+    if args.source >= node_count(config.topology_spec):
+        raise InputError(f"harts broadcast: --source must be a node of the config's network "
+                         f"(0..{node_count(config.topology_spec) - 1}), got {args.source}")
+    broadcast = run_torus_broadcast(config, args.algorithm, args.source,
+                                    DEFAULT_LENGTH if args.length is None else args.length,
+                                    packets=args.packets, variant=args.variant)
+    data = broadcast.summary()
+    if args.plot:
+        from .tools.plot import plot_torus_broadcast
+        plot_torus_broadcast(broadcast, args.plot)
+        data["plot"] = args.plot
+    if args.json:
+        data["sends"] = [{"sender": s.sender, "destination": s.destination, "piece": s.piece, "phase": step,
+                          "created_cycles": created, "delivered_cycles": delivered, "hops": hops}
+                         for s, step, (created, delivered, hops) in
+                         zip(broadcast.run.plan.sends, broadcast.steps, broadcast.sends)]
     _print(data, args.json)
     return 0
 
@@ -588,19 +621,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .broadcast import ALGORITHM_CHOICES
     from .plan_broadcast import ALGORITHMS as PLAN_ALGORITHMS
+    from .torus_broadcast import ALGORITHMS as TORUS_ALGORITHMS
     bcast = sub.add_parser("broadcast", help="run one broadcast and report its latency and copies")
-    bcast.add_argument("--algorithm", required=True, choices=[*ALGORITHM_CHOICES, *PLAN_ALGORITHMS])
+    bcast.add_argument("--algorithm", required=True, choices=[*ALGORITHM_CHOICES, *PLAN_ALGORITHMS, *TORUS_ALGORITHMS])
     bcast.add_argument("--size", type=_mesh_size, help="paper 000's algorithms: run on the hexagonal mesh E-size "
                                                        "(default: the config's topology, which must be hex)")
     bcast.add_argument("--source", type=_non_negative_int, default=0)
     bcast.add_argument("--length", type=_positive_int, help="message length: bytes for paper 000's algorithms "
-                                                            "(default 64), flits for pcp, rd, edn, npd, mh (default 100)")
+                                                            "(default 64), flits for the others (default 100)")
+    bcast.add_argument("--packets", type=_positive_int, help="dc, htree: packets the message (htree: each half) "
+                                                             "is cut into (default: the paper's B_opt, rounded)")
+    bcast.add_argument("--variant", choices=["slanting", "square_blocks", "four_squares"],
+                       help="tiling on the 10x10 torus: which of the paper's three (default: slanting)")
     bcast.add_argument("--partition", choices=["horizontal", "vertical"],
                        help="pcp: the two sides step 1 covers (default: the nearer allowed pair)")
     bcast.add_argument("--config", help="YAML config; its traffic, if any, runs in the background and the "
                                         "broadcast starts at run.warmup_cycles")
     bcast.add_argument("--json", action="store_true", help="also list every copy: node, arrival, path")
-    bcast.add_argument("--plot", type=_plot_file, metavar="FILE.png", help="draw the broadcast tree on the mesh")
+    bcast.add_argument("--plot", type=_plot_file, metavar="FILE.png",
+                       help="draw the broadcast tree on the network (tiling, dc, htree: one panel per phase)")
     bcast.set_defaults(func=cmd_broadcast)
 
     faults = sub.add_parser("faults", help="what k-reliable broadcast tolerates: random crashed or Byzantine "

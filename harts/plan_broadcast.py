@@ -1,4 +1,5 @@
-"""One broadcast of papers 002 and 003 (PCP, RD, EDN, NP-D, MH) on the flit-level controller, copy by copy.
+"""One broadcast of papers 002 and 003 (PCP, RD, EDN, NP-D, MH) on the flit-level controller, copy by copy;
+paper 004's broadcasts run through here too (harts/torus_broadcast.py).
 
 The algorithm's send plan (harts/np/send_plan.py) becomes packets that wait for their trigger; the kernel
 runs them, over the config's synthetic traffic if it has any, and reports every copy an NP got. The run is
@@ -34,6 +35,7 @@ from .np import (
 )
 from .np.send_plan import (
     TRIGGER_COPY,
+    TRIGGER_DELIVERED,
     TRIGGER_SENT,
     TRIGGER_START,
     SendPlan,
@@ -44,8 +46,10 @@ from .np.send_plan import (
 
 ALGORITHMS = {"pcp": coded_path.plan, "rd": recursive_doubling.plan, "edn": dominating_nodes.plan,
               "npd": network_partitioning.plan, "mh": mesh_hypercube.plan}
-TRIGGERS = {TRIGGER_START: S.TRIGGER_NONE, TRIGGER_COPY: S.TRIGGER_COPY, TRIGGER_SENT: S.TRIGGER_SENT}
-CODED_PATH_MICROCODE = "cpr"
+TRIGGERS = {TRIGGER_START: S.TRIGGER_NONE, TRIGGER_COPY: S.TRIGGER_COPY, TRIGGER_SENT: S.TRIGGER_SENT,
+            TRIGGER_DELIVERED: S.TRIGGER_DELIVERED}
+OWN_SEND = (TRIGGER_SENT, TRIGGER_DELIVERED)  # triggers a sender's own earlier send fires
+SHIPPED_MICROCODE = {isa.SWITCHING_WORMHOLE: "cpr", isa.SWITCHING_CIRCUIT: "circuit"}
 
 
 @dataclass(frozen=True)
@@ -119,13 +123,13 @@ def make_plan(topology, algorithm: str, source: int, partition: str | None = Non
         raise InputError(f"{algorithm} on {topology.name}: {exc}") from None
 
 
-def flit_config(config: Config) -> Config:
-    """The config to run a plan on: its own microprogram if that is a wormhole one that routes coded paths,
-    else cpr.yaml with everything else of the config."""
+def flit_config(config: Config, switching: int = isa.SWITCHING_WORMHOLE) -> Config:
+    """The config to run a plan on: its own microprogram if that switches as asked and follows routes in
+    the header, else the shipped one (cpr.yaml for wormhole, circuit.yaml) with everything else of the config."""
     program = assemble(config.microcode_path())
-    if program.switching == isa.SWITCHING_WORMHOLE and program.segments:
+    if program.switching == switching and program.segments:
         return config
-    return config.with_values(microcode=CODED_PATH_MICROCODE)
+    return config.with_values(microcode=SHIPPED_MICROCODE[switching])
 
 
 def plan_packets(plan: SendPlan, length: int, start: int) -> Packets:
@@ -145,10 +149,10 @@ def plan_packets(plan: SendPlan, length: int, start: int) -> Packets:
 
 
 def run_plan(config: Config, plan: SendPlan, length: int, at_cycle: int | None = None,
-             progress=None) -> PlanRun:
+             progress=None, switching: int = isa.SWITCHING_WORMHOLE) -> PlanRun:
     """Run the plan over the config's synthetic traffic (if any), starting at run.warmup_cycles unless
-    `at_cycle` says otherwise; check its copies against the plan's."""
-    config = flit_config(config)
+    `at_cycle` says otherwise, by wormhole or circuit switching; check its copies against the plan's."""
+    config = flit_config(config, switching)
     simulation = FlitSimulation(config)
     if simulation.topology.name != plan.topology.name:
         raise InputError(f"the plan is for {plan.topology.name}, the config's network is {simulation.topology.name}")
@@ -194,7 +198,7 @@ def _copies(plan: SendPlan, result: FlitResult, start: int) -> list[PlanCopy]:
     for p, v, t in ran:
         send = plan.sends[p]
         before = (plan.source,) if send.trigger != TRIGGER_COPY else full[(send.parent, send.sender)]
-        if send.trigger == TRIGGER_SENT:
+        if send.trigger in OWN_SEND:
             before = _holding_path(plan, p, full)
         full[(p, v)] = before + prefix[(p, v)][1:]
         copies.append(PlanCopy(v, send.piece, int(result.step[p]), t - start, send.sender, full[(p, v)]))
@@ -202,8 +206,9 @@ def _copies(plan: SendPlan, result: FlitResult, start: int) -> list[PlanCopy]:
 
 
 def _holding_path(plan: SendPlan, k: int, full: dict) -> tuple[int, ...]:
-    """The path by which the sender of send k (which waits for one of its own sends) got what it sends on."""
-    while plan.sends[k].trigger == TRIGGER_SENT:
+    """The path by which the sender of send k (which waits for one of its own sends to leave or arrive) got
+    what it sends on."""
+    while plan.sends[k].trigger in OWN_SEND:
         k = plan.sends[k].parent
     send = plan.sends[k]
     if send.trigger == TRIGGER_START:

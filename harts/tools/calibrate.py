@@ -140,3 +140,36 @@ def calibrate_flits(config: Config, lengths=FLIT_LENGTHS) -> FlitCalibration:
         probes.append({"hops": int(hop_of[k]), "flits": int(flits[k]), "destination": int(dst[k]),
                        "latency": int(latency[k]), "model": predicted})
     return FlitCalibration(topo.name, model_text, terms, worst, probes)
+
+
+@dataclass(frozen=True)
+class LinearCost:
+    """Paper 004's linear cost model of one circuit: alpha + h*delta + L*tau cycles, as measured."""
+
+    alpha: int
+    delta: int
+    tau: int
+
+    def send(self, hops: int, flits: int) -> int:
+        return self.alpha + hops * self.delta + flits * self.tau
+
+
+CALIBRATION_TORUS = {"kind": "torus", "dims": [5, 5]}
+
+
+def measure_linear_cost(config: Config) -> LinearCost:
+    """alpha, delta and tau of the config's circuit microprogram and timing, measured on a 5x5 torus (every
+    destination, every length, residual zero) rather than on the config's own network, whose every node
+    would take as long to probe for no more information: a broadcast on an idle network then checks
+    every one of its sends against these terms."""
+    from ..controller import isa
+    from ..controller.microcode import assemble
+
+    if assemble(config.microcode_path()).switching != isa.SWITCHING_CIRCUIT:
+        config = config.with_values(microcode="circuit")
+    fit = calibrate_flits(config.with_values(topology=CALIBRATION_TORUS))
+    terms = fit.terms
+    if fit.max_residual != 0 or any(value.denominator != 1 for value in terms.values()):
+        raise ValueError(f"the circuit microprogram does not fit alpha + h delta + L tau on an idle 5x5 torus "
+                         f"(residual {float(fit.max_residual)} cycles)")
+    return LinearCost(int(terms["alpha_cycles"]), int(terms["delta_cycles_per_hop"]), int(terms["tau_cycles_per_flit"]))

@@ -136,3 +136,65 @@ def plot_plan_broadcast(run, path: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def plot_torus_broadcast(broadcast, path: str) -> None:
+    """Paper 004's broadcast on its torus, one panel per phase: that phase's circuits (the first packet's,
+    for a pipelined broadcast) as arrows from sender to destination, nodes that hold the message by the
+    phase's end filled, the source in red. A route that wraps round is drawn to the edge and on from the
+    opposite one."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..np.send_plan import route_copies
+
+    plan = broadcast.run.plan
+    topo = plan.topology
+    width, height = (int(side) for side in topo.shape)
+    xy = topo.positions()
+    steps = broadcast.steps
+    # the first packet (the H-trees: of each half) shows the tree; later packets repeat it
+    leading = {0, plan.pieces // 2} if plan.algorithm == "htree" else {0}
+    first = [k for k, send in enumerate(plan.sends) if send.piece in leading]
+    phases = sorted({steps[k] for k in first})
+    columns = min(len(phases), 4)
+    rows = -(-len(phases) // columns)
+    side = min(4.0, 16.0 / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(side * columns, side * rows + 0.6), squeeze=False)
+    informed = {plan.source}
+    lw = max(0.5, 2.0 - width / 40)
+    for ax, phase in zip(axes.flat, phases):
+        sends = [plan.sends[k] for k in first if steps[k] == phase]
+        for send in sends:
+            colour = STEP_COLOURS[send.piece * 2 // max(plan.pieces, 1) % len(STEP_COLOURS)]
+            route = route_copies(topo, send)[-1][1]
+            for a, b in zip(route, route[1:]):
+                start, end = xy[a], xy[b]
+                if abs(end - start).sum() > 1:  # a wrap link: half an arrow at each edge
+                    step = np.sign(start - end)
+                    ax.plot(*zip(start, start + 0.5 * step), color=colour, lw=lw)
+                    ax.annotate("", xy=end, xytext=end - 0.5 * step,
+                                arrowprops={"arrowstyle": "->", "color": colour, "lw": lw})
+                else:
+                    ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "color": colour, "lw": lw})
+            informed.add(send.destination)
+        held = np.array(sorted(informed))
+        marker = max(2.0, 60.0 / max(width, height))
+        ax.scatter(xy[:, 0], xy[:, 1], s=marker, color="white", edgecolors="grey", linewidths=0.4, zorder=3)
+        ax.scatter(xy[held, 0], xy[held, 1], s=marker, color="black", zorder=4)
+        ax.scatter(*xy[plan.source], s=2.5 * marker, color="tab:red", zorder=5)
+        ax.set_title(f"phase {phase}: {len(sends)} circuits", fontsize=9)
+        ax.set_xlim(-1, width)
+        ax.set_ylim(-1, height)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    for ax in list(axes.flat)[len(phases):]:
+        ax.axis("off")
+    summary = broadcast.summary()
+    fig.suptitle(f"{plan.algorithm} on {topo.name} from {topo.coordinates(plan.source)}: {summary['phases']} phases, "
+                 f"{summary['completion_cycles']} cycles (formula {summary['formula_cycles']}), "
+                 f"{broadcast.run.length} flits", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,1 @@
+"""Paper 004 (Peters & Syska): circuit-switched broadcasting on tori."""

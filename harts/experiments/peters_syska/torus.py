@@ -1,0 +1,338 @@
+"""Paper 004 (Peters & Syska), reproduced on the circuit-switched controller: every algorithm against its
+formula, Table 1 from measured terms, time against N and against L, the two H-tree claims, and how much the
+phases stretch under other traffic.
+
+The network is configs/circuit_torus_25x25.yaml resized: circuit.yaml, all-port NPs, alpha = 52, delta = 8,
+tau = 1 cycle (our timing, with the iPSC/860's alpha / delta = 6.5 the paper quotes). Every run goes through
+run_torus_broadcast, which holds it against its plan (routes, copies, phases) and, idle, every send against
+the plan's schedule; a failing run stops the sweep. "formula" columns are the paper's expressions evaluated
+with our measured alpha, delta, tau: the paper prints no numbers of its own.
+
+Store-and-forward over four arc-disjoint spanning trees is the paper's formula (section 2, from its refs [3]
+and [22]) with beta = alpha + delta, evaluated, not run: we do not build those trees.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...config import CONFIGS_DIR, load_config
+from ...np import h_tree
+from ...tools.calibrate import measure_linear_cost
+from ...torus_broadcast import run_torus_broadcast
+from ..sweep import run_tasks, write_csv
+
+CONFIG = CONFIGS_DIR / "circuit_torus_25x25.yaml"
+LENGTH = 100  # flits
+SIZES = {"tiling": ((5, 5), (25, 25), (125, 125), (10, 10), (5, 10), (10, 5)),
+         "dc": ((4, 4), (8, 8), (16, 16), (32, 32), (64, 64)),
+         "htree": ((3, 3), (7, 7), (15, 15), (31, 31), (63, 63))}
+QUICK_SIZES = {"tiling": ((5, 5), (25, 25), (10, 10)), "dc": ((4, 4), (8, 8), (16, 16)),
+               "htree": ((3, 3), (7, 7), (15, 15))}
+VARIANTS_10X10 = ("slanting", "square_blocks", "four_squares")
+LENGTHS = (1, 10, 100, 1000, 10000)
+NEAR_1000 = {"tiling": (25, 25), "dc": (32, 32), "htree": (31, 31)}  # the sizes closest to N = 1000 each runs on
+PIPELINE_PACKETS = (1, 2, 4, 8)  # the pipelined formulas against the runs
+LOADS = (0.0, 0.002, 0.005, 0.01, 0.02)  # background flits per node per cycle
+CONTENTION = {"tiling": (25, 25), "dc": (16, 16), "htree": (15, 15)}
+CONTENTION_SEEDS = (1, 2, 3)
+BACKGROUND_FLITS = 16
+WARMUP = 2_000  # cycles of background before the broadcast starts
+LABELS = {"tiling": "tiling", "dc": "divide-and-conquer", "htree": "H-trees"}
+
+
+def config(dims, rate: float = 0.0, seed: int = 1, cycles: int = 10_000):
+    base = load_config(CONFIG).with_topology(kind="torus", dims=list(dims))
+    if rate == 0:
+        return base
+    return base.with_values(traffic__synthetic__rate=rate, traffic__synthetic__packet_flits=BACKGROUND_FLITS,
+                            run__warmup_cycles=WARMUP, run__cycles=cycles, run__seed=seed)
+
+
+def name(dims) -> str:
+    return f"{dims[0]}x{dims[1]}"
+
+
+@dataclass(frozen=True)
+class FormulaPoint:
+    """One idle broadcast: measured completion against the paper's formula, and its three terms."""
+
+    algorithm: str
+    dims: tuple[int, int]
+    length: int
+    packets: int | None = None  # None: the paper's B_opt, rounded
+    variant: str | None = None
+
+    @property
+    def key(self) -> str:
+        return (f"paper004-{self.algorithm}-{name(self.dims)}-L{self.length}-p{self.packets or 'opt'}"
+                f"{'-' + self.variant if self.variant else ''}")
+
+    @property
+    def cost(self) -> float:
+        return self.dims[0] * self.dims[1] * (1 + self.length / 100)
+
+    def run(self) -> dict:
+        broadcast = run_torus_broadcast(config(self.dims), self.algorithm, 0, self.length, packets=self.packets,
+                                        variant=self.variant)
+        s = broadcast.summary()
+        row = {"key": self.key, "algorithm": self.algorithm, "torus": name(self.dims),
+               "nodes": self.dims[0] * self.dims[1], "variant": self.variant or "", "length_flits": self.length,
+               "packets": s["packets"], "packets_choice": "B_opt" if self.packets is None else "given",
+               "packet_flits": s["packet_flits"], "phases": s["phases"],
+               "completion_cycles": s["completion_cycles"], "formula_cycles": s["formula_cycles"],
+               "equal": s["completion_cycles"] == s["formula_cycles"], "contention_free": s["contention_free"],
+               "copies_per_node_min": s["copies_per_node_min"], "copies_per_node_max": s["copies_per_node_max"],
+               **broadcast.terms()}
+        if self.algorithm == "htree":
+            k = round(math.log2(self.dims[0] + 1))
+            row["schedule_formula_cycles"] = h_tree.schedule_cycles(k, s["packets"], s["packet_flits"],
+                                                                    s["alpha_cycles"], s["delta_cycles_per_hop"],
+                                                                    s["tau_cycles_per_flit"])
+        return row
+
+
+@dataclass(frozen=True)
+class ContentionPoint:
+    """One broadcast over uniform background circuits at `rate` flits per node per cycle, and the same
+    broadcast idle: when each phase ended in both."""
+
+    algorithm: str
+    dims: tuple[int, int]
+    rate: float
+    seed: int
+
+    @property
+    def key(self) -> str:
+        return f"paper004-contention-{self.algorithm}-{name(self.dims)}-r{self.rate:g}-s{self.seed}"
+
+    @property
+    def cost(self) -> float:
+        return self.dims[0] * self.dims[1] * 20
+
+    def run(self) -> dict:
+        idle = run_torus_broadcast(config(self.dims), self.algorithm, 0, LENGTH, packets=1)
+        loaded = idle
+        if self.rate > 0:
+            cycles = WARMUP + 20 * idle.run.latency
+            loaded = run_torus_broadcast(config(self.dims, self.rate, self.seed, cycles), self.algorithm, 0, LENGTH,
+                                         packets=1, cost=idle.cost)
+            if loaded.run.latency > cycles - WARMUP:
+                raise RuntimeError(f"{self.key}: the broadcast outlived its background ({loaded.run.latency} cycles)")
+        s = loaded.summary()
+        return {"key": self.key, "algorithm": self.algorithm, "torus": name(self.dims), "rate": self.rate,
+                "seed": self.seed, "completion_cycles": s["completion_cycles"],
+                "idle_completion_cycles": idle.run.latency, "stretch": s["completion_cycles"] / idle.run.latency,
+                "contention_free": s["contention_free"], "background_packets": s["background_packets"],
+                "background_latency_mean_cycles": s["background_latency_mean_cycles"],
+                "phase_end_cycles": s["phase_end_cycles"], "idle_phase_end_cycles": idle.phase_ends()}
+
+
+def formula_points(quick: bool) -> list[FormulaPoint]:
+    sizes = QUICK_SIZES if quick else SIZES
+    points = []
+    for algorithm, tori in sizes.items():
+        for dims in tori:
+            variants = VARIANTS_10X10 if algorithm == "tiling" and dims == (10, 10) else (None,)
+            points += [FormulaPoint(algorithm, dims, LENGTH, 1, v) for v in variants]
+            if algorithm != "tiling":
+                points += [FormulaPoint(algorithm, dims, LENGTH * p, p) for p in PIPELINE_PACKETS[1:]]
+                points.append(FormulaPoint(algorithm, dims, LENGTH))
+    for algorithm, dims in NEAR_1000.items():
+        if not quick:
+            points += [FormulaPoint(algorithm, dims, length, None if algorithm != "tiling" else 1)
+                       for length in LENGTHS]
+    return points
+
+
+def contention_points(quick: bool) -> list[ContentionPoint]:
+    loads = LOADS[:3] if quick else LOADS
+    seeds = CONTENTION_SEEDS[:1] if quick else CONTENTION_SEEDS
+    return [ContentionPoint(a, dims, rate, seed) for a, dims in CONTENTION.items() for rate in loads
+            for seed in (seeds if rate > 0 else (0,))]
+
+
+def store_and_forward_cycles(dims, length: int, alpha: int, delta: int, tau: int) -> float:
+    """Section 2: pipelining over four arc-disjoint spanning trees of depth D + 1, packet size chosen best:
+    (sqrt(D beta) + sqrt(L tau / 4))^2 with beta = alpha + delta (a formula; not run here)."""
+    diameter = dims[0] // 2 + dims[1] // 2
+    return (math.sqrt(diameter * (alpha + delta)) + math.sqrt(length * tau / 4)) ** 2
+
+
+def lower_bound_cycles(dims, length: int, alpha: int, delta: int, tau: int) -> float:
+    """Proposition 1 for the 4-regular torus (edge connectivity 4):
+    max(ceil(log5 N) alpha, D delta, L tau / 4, alpha + D delta + L tau / 4)."""
+    n = dims[0] * dims[1]
+    diameter = dims[0] // 2 + dims[1] // 2
+    return max(math.ceil(math.log(n, 5) - 1e-12) * alpha, diameter * delta, length * tau / 4,
+               alpha + diameter * delta + length * tau / 4)
+
+
+def reproduce(results: Path, quick: bool = False, resume: bool = False, workers: int | None = None,
+              dask_scheduler: str | None = None, progress: bool = True) -> dict:
+    """Run every point (saved under results/points as it finishes) and write paper004/'s CSVs, PNGs and
+    tables.md. Returns {name: path} of what it wrote."""
+    formula = formula_points(quick)
+    contention = contention_points(quick)
+    done = run_tasks([*formula, *contention], results, resume=resume, workers=workers,
+                     dask_scheduler=dask_scheduler, progress=progress, description="paper 004")
+    out = results / "paper004"
+    out.mkdir(parents=True, exist_ok=True)
+    files = {n: out / n for n in ("formulas.csv", "contention.csv", "fill_phase.csv", "time_vs_n.png",
+                                  "time_vs_length.png", "contention.png", "tables.md")}
+    cost = measure_linear_cost(config((5, 5)))
+    rows = [{k: v for k, v in done[p.key].items() if k != "key"} for p in formula]
+    write_csv(rows, files["formulas.csv"])
+    stretched = [{k: v for k, v in done[p.key].items() if k != "key"} for p in contention]
+    write_csv(stretched, files["contention.csv"])
+    fill = [h_tree.fill_phase_claim(k) for k in range(2, 7 if not quick else 5)]
+    write_csv(fill, files["fill_phase.csv"])
+    draw_time_vs_n(rows, cost, files["time_vs_n.png"])
+    draw_time_vs_length(rows, cost, files["time_vs_length.png"], quick)
+    draw_contention(stretched, files["contention.png"])
+    files["tables.md"].write_text(tables_markdown(rows, stretched, fill, cost))
+    return files
+
+
+def _markdown(rows: list[dict], columns: list[tuple[str, str]]) -> str:
+    lines = ["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
+    for r in rows:
+        lines.append("| " + " | ".join(f"{r[k]:.3g}" if isinstance(r[k], float) else str(r[k]) for k, _ in columns)
+                     + " |")
+    return "\n".join(lines) + "\n"
+
+
+def table1_rows(rows: list[dict], cost) -> list[dict]:
+    """Table 1 from the runs near N = 1000: each algorithm's alpha, delta and tau counts on its critical
+    chain, beside the lower bounds of Proposition 1 for the same torus."""
+    table = []
+    for algorithm, dims in NEAR_1000.items():
+        for length in (LENGTHS[2], LENGTHS[-1]):
+            r = next((r for r in rows if r["algorithm"] == algorithm and r["torus"] == name(dims)
+                      and r["length_flits"] == length and (algorithm == "tiling" or r["packets"] > 0)
+                      and not r["variant"]), None)
+            if r is None:
+                continue
+            n = r["nodes"]
+            table.append({"algorithm": LABELS[algorithm], "torus": r["torus"], "L": length, "packets": r["packets"],
+                          "alpha_count": r["alpha_count"], "log5_n": round(math.log(n, 5), 2),
+                          "delta_count": r["delta_count"], "diameter": dims[0] // 2 + dims[1] // 2,
+                          "sqrt_n": round(math.sqrt(n), 1), "l_tau_multiple": round(r["tau_count"] / length, 3),
+                          "completion_cycles": r["completion_cycles"]})
+    return table
+
+
+def tables_markdown(rows, stretched, fill, cost) -> str:
+    text = [f"Measured alpha = {cost.alpha}, delta = {cost.delta}, tau = {cost.tau} cycles "
+            f"(configs/circuit_torus_25x25.yaml).\n\n## Every run against the paper's formula\n\n",
+            _markdown(rows, [("algorithm", "algorithm"), ("torus", "torus"), ("variant", "variant"),
+                             ("length_flits", "L"), ("packets", "packets"), ("phases", "phases"),
+                             ("completion_cycles", "measured"), ("formula_cycles", "formula"), ("equal", "equal"),
+                             ("alpha_count", "alphas"), ("delta_count", "deltas"), ("tau_count", "taus"),
+                             ("contention_free", "contention-free")]),
+            "\n## Table 1: terms on the critical chain against the lower bounds\n\n",
+            _markdown(table1_rows(rows, cost), [("algorithm", "algorithm"), ("torus", "torus"), ("L", "L"),
+                                                ("packets", "packets"), ("alpha_count", "alpha x"),
+                                                ("log5_n", "log5 N"), ("delta_count", "delta x"),
+                                                ("diameter", "D"), ("sqrt_n", "sqrt N"),
+                                                ("l_tau_multiple", "L tau x"), ("completion_cycles", "cycles")]),
+            "\n## The H-tree fill phase\n\n", _markdown(fill, [(k, k) for k in fill[0]]),
+            "\n## Under background traffic\n\n",
+            _markdown(stretched, [("algorithm", "algorithm"), ("torus", "torus"), ("rate", "rate"),
+                                  ("seed", "seed"), ("idle_completion_cycles", "idle"),
+                                  ("completion_cycles", "loaded"), ("stretch", "stretch"),
+                                  ("background_latency_mean_cycles", "background latency")])]
+    return "".join(text)
+
+
+def draw_time_vs_n(rows, cost, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.6), layout="constrained")
+    squares = sorted({(r["nodes"], r["torus"]) for r in rows})
+    for index, algorithm in enumerate(SIZES):
+        mine = sorted((r for r in rows if r["algorithm"] == algorithm and r["length_flits"] == LENGTH
+                       and r["packets"] == 1 and r["variant"] in ("", "slanting")), key=lambda r: r["nodes"])
+        ax.plot([r["nodes"] for r in mine], [r["completion_cycles"] for r in mine], marker="o", color=f"C{index}",
+                label=f"{LABELS[algorithm]}: measured")
+        ax.plot([r["nodes"] for r in mine], [r["formula_cycles"] for r in mine], ls="none", marker="x", ms=9,
+                color=f"C{index}", label=f"{LABELS[algorithm]}: paper's formula")
+    nodes = [n for n, _ in squares]
+    dims = [tuple(int(x) for x in t.split("x")) for _, t in squares]
+    ax.plot(nodes, [store_and_forward_cycles(d, LENGTH, cost.alpha, cost.delta, cost.tau) for d in dims], ls=":",
+            color="grey", label="store-and-forward, 4 trees (formula)")
+    ax.plot(nodes, [lower_bound_cycles(d, LENGTH, cost.alpha, cost.delta, cost.tau) for d in dims], ls="--",
+            color="black", label="lower bound (Prop. 1)")
+    ax.set_xscale("log")
+    ax.set_xlabel("nodes N")
+    ax.set_ylabel("cycles to the last delivery")
+    ax.set_title(f"Paper 004, L = {LENGTH} flits, one packet, idle; alpha {cost.alpha}, delta {cost.delta}, "
+                 f"tau {cost.tau}", fontsize=8)
+    ax.legend(fontsize=7)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def draw_time_vs_length(rows, cost, path: Path, quick: bool) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.6), layout="constrained")
+    for index, (algorithm, dims) in enumerate(NEAR_1000.items()):
+        mine = sorted((r for r in rows if r["algorithm"] == algorithm and r["torus"] == name(dims)
+                       and r["length_flits"] in LENGTHS and not r["variant"]
+                       and (algorithm == "tiling" or r["packets_choice"] == "B_opt")), key=lambda r: r["length_flits"])
+        ax.plot([r["length_flits"] for r in mine], [r["completion_cycles"] for r in mine], marker="o",
+                color=f"C{index}", label=f"{LABELS[algorithm]} on {name(dims)}")
+        ax.plot([r["length_flits"] for r in mine],
+                [store_and_forward_cycles(dims, r["length_flits"], cost.alpha, cost.delta, cost.tau) for r in mine],
+                ls=":", color=f"C{index}", label=f"store-and-forward on {name(dims)} (formula)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("message length L (flits)")
+    ax.set_ylabel("cycles to the last delivery")
+    ax.set_title("Paper 004: time against L (D&C and H-trees cut the message at the paper's B_opt)", fontsize=8)
+    ax.legend(fontsize=7)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def draw_contention(rows, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")
+    for index, algorithm in enumerate(CONTENTION):
+        mine = [r for r in rows if r["algorithm"] == algorithm]
+        rates = sorted({r["rate"] for r in mine})
+        mean = [sum(r["stretch"] for r in mine if r["rate"] == x) / sum(r["rate"] == x for r in mine) for x in rates]
+        left.plot(rates, mean, marker="o", color=f"C{index}", label=f"{LABELS[algorithm]} ({mine[0]['torus']})")
+    left.set_xlabel("background rate (flits per node per cycle)")
+    left.set_ylabel("completion / idle completion (mean over seeds)")
+    left.legend(fontsize=7)
+    tiling = [r for r in rows if r["algorithm"] == "tiling"]
+    rates = sorted({r["rate"] for r in tiling})
+    for index, rate in enumerate(rates):
+        runs = [r for r in tiling if r["rate"] == rate]
+        phases = len(runs[0]["idle_phase_end_cycles"])
+        durations = []
+        for j in range(phases):
+            durations.append(sum(_phase_length(r["phase_end_cycles"], j) / _phase_length(r["idle_phase_end_cycles"], j)
+                                 for r in runs) / len(runs))
+        right.plot(range(1, phases + 1), durations, marker="o", color=f"C{index}", label=f"rate {rate:g}")
+    right.set_xlabel("phase of the tiling broadcast (25x25)")
+    right.set_ylabel("phase length / idle phase length")
+    right.legend(fontsize=7)
+    fig.suptitle("Paper 004 under uniform background circuits of 16 flits", fontsize=9)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def _phase_length(ends: list[int], j: int) -> int:
+    return ends[j] - (ends[j - 1] if j else 0)

@@ -1,0 +1,424 @@
+"""The H-tree broadcast of paper 004 (Peters & Syska, section 5, Figs. 9-10) on the (2^k - 1) x (2^k - 1) torus,
+pipelined, as a send plan.
+
+The trees. In coordinates relative to the originator, the X H-tree of a block of side 2^j - 1 centred at c is:
+c sends vertically to c + (0, +-h), h = 2^(j-2); each of those sends horizontally to c + (+-h, +-h), the centres
+of the four quadrant blocks of side 2^(j-1) - 1 around the cross through c; each centre roots the X H-tree of
+its quadrant (the recursive definition of section 5: four smaller H-trees around a cross, their centres joined
+by a new "H"). A 3x3 block's H-tree ends at its four corners. The Y H-tree is the X H-tree turned by 90 degrees
+(horizontal first). Every send goes to the end of its straight path, so a node the path only passes through
+is not informed. The union of all paths of the two trees is arc-disjoint: each tree's paths of one level run on
+the cross of their block or on their quadrant's middle row (column), away from the other tree's paths except
+at the nodes where they meet, which they enter from different sides.
+
+The schedule as printed: in phase 1 the originator sends X vertically and Y horizontally; in phase 2 it does
+"the opposite", which is read here as the same two routes with the parts swapped: X to (+-2^(k-2), 0), the ends
+of the Y tree's first paths, and Y to (0, +-2^(k-2)) (in the 3x3 torus of Fig. 9b these are its neighbours).
+Every other node forwards the part it received to its two children in the next phase: 2k - 2 tree phases.
+Pipelined, each originator port alternates: X piece m, then Y piece m on a vertical port (Y, then X on a
+horizontal one), each send waiting for the delivery of the one before it on that port; relays forward a piece
+when it reaches them. So the originator's ports carry every piece of both parts, and a round of both parts'
+pieces costs it two sends of 2^(k-2) hops.
+
+The fill phase (claim 1). The paper: "every node that is not informed by the H-tree has two informed
+neighbors, so one more phase is sufficient." After the tree phases the nodes holding X are, by the numbers of
+trailing zero bits (a, b) of their two coordinates, those with a = b (the centres of all levels, the originator,
+every (odd, odd) node) or a = b + 1 (the ends of the vertical paths), and (+-2^(k-2), 0); Y is the same turned.
+`fill_census` counts, per size, the nodes that lack a part and whether one phase of single-hop sends can give
+each of them its missing parts from distinct neighbours: from 15x15 up it cannot (for example (0, 2) lacks X,
+and its neighbours hold only Y or nothing), and from 31x31 up some nodes, such as (0, 4), have no informed
+neighbour at all.
+
+How the plan completes anyway, in one fill phase (the fewest: it is the paper's phase count, and a node that no
+holder can reach in one hop needs either a longer path or another phase; a longer path costs delta per hop,
+another phase costs alpha + B tau more): each missing (node, part) gets a path of 1 or 2 hops from a node
+holding that part, the 2-hop path passing a node that does not hold it, all fill paths arc-disjoint from each
+other and from every path of both trees, so that pipelined pieces never meet. The choice is a search: demands
+that compete for an arc form small independent groups, and each group is solved by depth-first search (the
+demand with fewest remaining options first, 1-hop options before 2-hop ones). A group is first solved with
+only the options that keep the route from the originator no longer than 2^k - 1 arcs, counting as a 2^(k-2)
+arc wait the originator's first send on a port that a part's phase-2 send waits for (2 tree hops and 1 fill
+hop: the printed switching term); only a group with no such solution may use 2-hop paths from the last
+tree phase's nodes (2^k arcs). For 7x7 every fill path is 1 hop; for 15x15 some are 2 hops, all from early
+nodes; from 31x31 up some groups have no solution within 2^k - 1 arcs (X at (0, 2), for one: its only holders
+within 2 hops are (odd, odd) nodes, 2^k - 2 arcs deep), so the deepest route has 2^k arcs.
+
+The cost (claim 2). `formula_cycles` is T(B) as printed, (2k-1) alpha + (2^k - 1) delta + (2k-1) B tau for the
+first packets plus (L/(2B) - 1)(alpha + 2^(k-2) delta + B tau) for the others; its printed simplification
+(`formula_cycles_simplified`) is the same function. But the originator, alternating, spends two sends per
+round, not one, so the schedule's closed form (`schedule_cycles`) is
+    first + 2 (L/(2B) - 1)(alpha + 2^(k-2) delta + B tau),
+first = (2k-1) alpha + d_k delta + (2k-1) B tau with d_k = 2^k - 1 for k = 3, 4 and 2^k from k = 5 (the fill
+above); for 3x3 there is nothing to fill and first = 2 (alpha + delta + B tau). The printed remaining-packets
+term is half of what the schedule takes, and for long messages the time tends to L tau, not L tau / 2.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from ..network.topology import Topology, require_int
+from .divide_and_conquer import absolute, segments, torus_side
+from .send_plan import TRIGGER_COPY, TRIGGER_DELIVERED, TRIGGER_START, Send, SendPlan
+
+X, Y = 0, 1  # the two halves of the message
+PART_NAMES = ("X", "Y")
+UNIT_MOVES = ((1, 0), (0, 1), (-1, 0), (0, -1))  # in port order
+
+
+@dataclass(frozen=True)
+class TreeEdge:
+    """One send of one round (piece m of X and of Y), in coordinates relative to the originator."""
+    sender: tuple[int, int]
+    destination: tuple[int, int]
+    legs: tuple[tuple[tuple[int, int], int], ...]  # (unit move, hops), in route order
+    part: int  # X or Y
+    parent: int  # index of the edge that brought the sender this part; -1 for the originator's sends
+    phase: int
+    slot: int = -1  # the originator's sends: 0 = first on its port in a round, 1 = second
+
+
+@dataclass(frozen=True)
+class FillCensus:
+    """Claim 1 on one size: the nodes after the 2k-2 tree phases, and the plan's fill."""
+    side: int
+    tree_phases: int
+    nodes_lacking_a_part: int  # "not informed by the H-tree": lacking X or Y or both
+    nodes_lacking_both: int
+    without_two_informed_neighbours: int  # fewer than two neighbours holding any part
+    without_two_complete_neighbours: int  # fewer than two neighbours holding X and Y
+    without_neighbour_per_missing_part: int  # no distinct neighbours, one holding each part it lacks
+    one_phase_of_single_hops_suffices: bool
+    fill_paths_by_hops: dict  # hops -> fill sends of one round, in the plan
+    deepest_route_arcs: int  # the longest route from the originator to a node, in arcs, in the plan
+
+
+def order_of(size) -> int:
+    """k of a (2^k - 1) x (2^k - 1) torus, given k or the torus."""
+    if isinstance(size, Topology):
+        side = torus_side(size, "htree")
+        if (side + 1) & side or side < 3:
+            raise ValueError(f"htree needs a (2^k - 1) x (2^k - 1) torus with k >= 2, not {size.name}")
+        return (side + 1).bit_length() - 1
+    return require_int(size, "the htree order k", 2)
+
+
+def _plus(node, move, hops, side):
+    return (node[0] + move[0] * hops) % side, (node[1] + move[1] * hops) % side
+
+
+def _arcs(edge: TreeEdge, side: int):
+    arcs, node = [], edge.sender
+    for move, hops in edge.legs:
+        for _ in range(hops):
+            head = _plus(node, move, 1, side)
+            arcs.append((node, head))
+            node = head
+    return arcs
+
+
+def _turn(move, part):
+    """The X tree's move as the Y tree makes it (turned by 90 degrees)."""
+    return move if part == X else (-move[1], move[0])
+
+
+@lru_cache(maxsize=None)
+def tree_edges(k: int) -> tuple[TreeEdge, ...]:
+    """The originator's sends of one round (slot 0, then slot 1) and both H-trees' relays, in phase order."""
+    side, reach = 2 ** k - 1, 2 ** (k - 2)
+    up, right = (0, 1), (1, 0)
+    origin = (0, 0)
+    edges: list[TreeEdge] = []
+    for slot, first_move in ((0, up), (1, right)):  # X's own first paths, then X along Y's first paths
+        for part in (X, Y):
+            move = _turn(first_move, part)
+            for sign in (1, -1):
+                step = (sign * move[0], sign * move[1])
+                edges.append(TreeEdge(origin, _plus(origin, step, reach, side), ((step, reach),), part, -1,
+                                      1 + slot, slot))
+    # (edge that brought the part, its destination) whose node forwards in the next phase, per part
+    frontier = [i for i, edge in enumerate(edges) if edge.slot == 0]
+    for level in range(k - 1):
+        reach = 2 ** (k - 2 - level)
+        for across, phase in ((False, 2 * level + 1), (True, 2 * level + 2)):
+            if level == 0 and not across:
+                continue  # the originator's first paths, above
+            newest = []
+            for parent in frontier:
+                edge = edges[parent]
+                move = _turn(right if across else up, edge.part)
+                for sign in (1, -1):
+                    step = (sign * move[0], sign * move[1])
+                    edges.append(TreeEdge(edge.destination, _plus(edge.destination, step, reach, side),
+                                          ((step, reach),), edge.part, parent, phase))
+                    newest.append(len(edges) - 1)
+            frontier = newest
+    return tuple(edges)
+
+
+def _delivered(edges, side):
+    """Per part: node -> (index of the edge that brought it, arcs it waited for from the originator's start).
+    A slot-1 send also waits for the slot-0 send before it on the same port (2^(k-2) arcs)."""
+    reached = [{(0, 0): (-1, 0)}, {(0, 0): (-1, 0)}]
+    for i, edge in enumerate(edges):
+        hops = sum(h for _, h in edge.legs)
+        if edge.parent >= 0:
+            before = reached[edge.part][edge.sender][1]
+        else:
+            before = edge.slot * hops
+        reached[edge.part][edge.destination] = (i, before + hops)
+    return reached
+
+
+def _neighbours(node, side):
+    return [_plus(node, move, 1, side) for move in UNIT_MOVES]
+
+
+def _fill_options(k, edges):
+    """Per missing (node, part): its candidate fill routes (sender, legs, arcs, arcs from the originator)."""
+    side = 2 ** k - 1
+    reached = _delivered(edges, side)
+    tree_arcs = {arc for edge in edges for arc in _arcs(edge, side)}
+    demands = []
+    for y in range(side):
+        for x in range(side):
+            node = (x, y)
+            for part in (X, Y):
+                holders = reached[part]
+                if node in holders:
+                    continue
+                options = []
+                for relay in _neighbours(node, side):
+                    if (relay, node) in tree_arcs:
+                        continue
+                    if relay in holders:
+                        options.append((relay, (relay, node)))
+                        continue
+                    for sender in _neighbours(relay, side):
+                        if sender != node and sender in holders and (sender, relay) not in tree_arcs:
+                            options.append((sender, relay, node))
+                routes = sorted(((path, list(zip(path, path[1:])), reached[part][path[0]][1] + len(path) - 1)
+                                 for path in options), key=lambda option: len(option[0]))
+                demands.append((node, part, routes))
+    return demands, reached
+
+
+def _solve_group(group, demands, allowed):
+    """Depth-first search for one route per demand of the group, no arc used twice; None if there is none."""
+    taken: set = set()
+    chosen: dict[int, tuple] = {}
+
+    def open_options(d):
+        return [route for route in demands[d][2] if allowed(route) and not any(a in taken for a in route[1])]
+
+    def search(left: list[int]) -> bool:
+        if not left:
+            return True
+        scarcest = min(left, key=lambda d: len(open_options(d)))
+        rest = [d for d in left if d != scarcest]
+        for route in open_options(scarcest):
+            taken.update(route[1])
+            chosen[scarcest] = route
+            if search(rest):
+                return True
+            taken.difference_update(route[1])
+        del chosen[scarcest]
+        return False
+
+    chosen.clear()
+    return dict(chosen) if search(list(group)) else None
+
+
+def _groups(demands):
+    """Demands linked by an arc that routes of both could take, as lists of demand indices."""
+    parent = list(range(len(demands)))
+
+    def root(d):
+        while parent[d] != d:
+            parent[d] = parent[parent[d]]
+            d = parent[d]
+        return d
+
+    first_user = {}
+    for d, (_, _, routes) in enumerate(demands):
+        for route in routes:
+            for arc in route[1]:
+                other = first_user.setdefault(arc, d)
+                parent[root(d)] = root(other)
+    members = defaultdict(list)
+    for d in range(len(demands)):
+        members[root(d)].append(d)
+    return [members[r] for r in sorted(members)]
+
+
+@lru_cache(maxsize=None)
+def round_edges(k: int) -> tuple[TreeEdge, ...]:
+    """One round's sends: the originator's, both trees' relays, then the fill phase."""
+    edges = list(tree_edges(k))
+    demands, reached = _fill_options(k, edges)
+    limit = 2 ** k - 1
+    fill = {}
+    for group in _groups(demands):
+        chosen = (_solve_group(group, demands, lambda route: route[2] <= limit)
+                  or _solve_group(group, demands, lambda route: True))
+        if chosen is None:
+            node, part, _ = demands[group[0]]
+            raise RuntimeError(f"htree: no fill of at most 2 hops for {PART_NAMES[part]} at {node} on k = {k}")
+        fill.update(chosen)
+    side = 2 ** k - 1
+    for d in sorted(fill):
+        _, part, _ = demands[d]
+        path = fill[d][0]
+        legs = tuple((_move_between(a, b, side), 1) for a, b in zip(path, path[1:]))
+        edges.append(TreeEdge(path[0], path[-1], legs, part, reached[part][path[0]][0], 2 * k - 1))
+    return tuple(edges)
+
+
+def _move_between(a, b, side):
+    return next(move for move in UNIT_MOVES if _plus(a, move, 1, side) == b)
+
+
+def plan(topology: Topology, source: int, packets: int = 1) -> SendPlan:
+    """X goes as pieces 0..packets-1, Y as pieces packets..2*packets-1; B = L / (2 packets)."""
+    k = order_of(topology)
+    source = require_int(source, "the htree source", 0, topology.n_nodes - 1)
+    packets = require_int(packets, "the htree packet count", 1)
+    side = 2 ** k - 1
+    origin = (source % side, source // side)
+    edges = round_edges(k)
+    # the originator's send on the same port in the other slot of a round
+    other_slot = {}
+    for i, edge in enumerate(edges):
+        for j, mate in enumerate(edges):
+            if edge.slot >= 0 and mate.slot == 1 - edge.slot and mate.legs[0][0] == edge.legs[0][0]:
+                other_slot[i] = j
+    sends: list[Send] = []
+    for m in range(packets):
+        base = m * len(edges)
+        for i, edge in enumerate(edges):
+            if edge.slot == 1:
+                trigger, parent = TRIGGER_DELIVERED, base + other_slot[i]
+            elif edge.slot == 0 and m == 0:
+                trigger, parent = TRIGGER_START, -1
+            elif edge.slot == 0:
+                trigger, parent = TRIGGER_DELIVERED, base - len(edges) + other_slot[i]
+            else:
+                trigger, parent = TRIGGER_COPY, base + edge.parent
+            piece = m if edge.part == X else packets + m
+            sends.append(Send(absolute(edge.sender, origin, side), trigger, parent,
+                              absolute(edge.destination, origin, side), segments(edge.legs), piece))
+    return SendPlan("htree", topology, source, tuple(sends), pieces=2 * packets)
+
+
+def phases(topology: Topology, packets: int = 1) -> int:
+    """Steps of the pipelined plan: 2k - 2 tree phases and the fill phase (none on 3x3) for the first round,
+    and two more per further round (the originator's ports alternate X and Y)."""
+    k = order_of(topology)
+    packets = require_int(packets, "the htree packet count", 1)
+    return 2 * k - 2 + (k > 2) + 2 * (packets - 1)
+
+
+def fill_census(size) -> FillCensus:
+    k = order_of(size)
+    side = 2 ** k - 1
+    edges = round_edges(k)
+    tree = [edge for edge in edges if edge.phase < 2 * k - 1]
+    reached = _delivered(tree, side)
+    lacking = {}
+    for y in range(side):
+        for x in range(side):
+            missing = [part for part in (X, Y) if (x, y) not in reached[part]]
+            if missing:
+                lacking[(x, y)] = missing
+
+    def holds(node, part):
+        return node in reached[part]
+
+    def served_by_distinct_neighbours(node, missing):
+        around = _neighbours(node, side)
+        if len(missing) == 1:
+            return any(holds(q, missing[0]) for q in around)
+        return any(holds(a, X) and holds(b, Y) for a in around for b in around if a != b)
+
+    fill = [edge for edge in edges if edge.phase == 2 * k - 1]
+    hops = defaultdict(int)
+    for edge in fill:
+        hops[len(edge.legs)] += 1
+    deepest = _delivered(edges, side)
+    return FillCensus(
+        side=side,
+        tree_phases=2 * k - 2,
+        nodes_lacking_a_part=len(lacking),
+        nodes_lacking_both=sum(len(missing) == 2 for missing in lacking.values()),
+        without_two_informed_neighbours=sum(
+            sum(holds(q, X) or holds(q, Y) for q in _neighbours(node, side)) < 2 for node in lacking),
+        without_two_complete_neighbours=sum(
+            sum(holds(q, X) and holds(q, Y) for q in _neighbours(node, side)) < 2 for node in lacking),
+        without_neighbour_per_missing_part=sum(
+            not served_by_distinct_neighbours(node, missing) for node, missing in lacking.items()),
+        one_phase_of_single_hops_suffices=all(
+            served_by_distinct_neighbours(node, missing) for node, missing in lacking.items()),
+        fill_paths_by_hops=dict(sorted(hops.items())),
+        deepest_route_arcs=max(arcs for part in (X, Y) for _, arcs in deepest[part].values()),
+    )
+
+
+# --------------------------------------------------------------------------------------------- the costs
+
+def _b(length_flits, packets):
+    return Fraction(length_flits, 2 * packets)
+
+
+def formula_cycles(size, length_flits, alpha, delta, tau, packets) -> Fraction:
+    """T(B) of section 5 as printed, B = L / (2 packets): (2k-1) alpha + (2^k - 1) delta + (2k-1) B tau for
+    the first packets of X and Y, plus (L/(2B) - 1)(alpha + 2^(k-2) delta + B tau) for the others."""
+    k = order_of(size)
+    b = _b(length_flits, packets)
+    first = (2 * k - 1) * alpha + (2 ** k - 1) * delta + (2 * k - 1) * b * tau
+    return first + (Fraction(length_flits) / (2 * b) - 1) * (alpha + 2 ** (k - 2) * delta + b * tau)
+
+
+def formula_cycles_simplified(size, length_flits, alpha, delta, tau, packets) -> Fraction:
+    """The printed simplification: (2k + L/(2B) - 2)(alpha + B tau) + (2^(k-2)(L/(2B) + 3) - 1) delta."""
+    k = order_of(size)
+    b = _b(length_flits, packets)
+    rounds = Fraction(length_flits) / (2 * b)
+    return (2 * k + rounds - 2) * (alpha + b * tau) + (2 ** (k - 2) * (rounds + 3) - 1) * delta
+
+
+def b_opt(size, length_flits, alpha, delta, tau) -> float:
+    """The printed optimal packet length sqrt((alpha + 2^(k-2) delta) L / (4 (k-1) tau))."""
+    k = order_of(size)
+    return math.sqrt((alpha + 2 ** (k - 2) * delta) * length_flits / (4 * (k - 1) * tau))
+
+
+def formula_cycles_at_b_opt(size, length_flits, alpha, delta, tau) -> float:
+    """The printed T(B_opt) = (sqrt(2(k-1)(alpha + 2^(k-2) delta)) + sqrt(L tau / 2))^2
+    - ((2k-5) 2^(k-2) + 1) delta."""
+    k = order_of(size)
+    root = math.sqrt(2 * (k - 1) * (alpha + 2 ** (k - 2) * delta)) + math.sqrt(length_flits * tau / 2)
+    return root ** 2 - ((2 * k - 5) * 2 ** (k - 2) + 1) * delta
+
+
+def short_message_cycles(size, alpha, delta) -> int:
+    """The printed time for very short messages, (2k - 1) alpha + (2^k - 1) delta."""
+    k = order_of(size)
+    return (2 * k - 1) * alpha + (2 ** k - 1) * delta
+
+
+def schedule_cycles(size, length_flits, alpha, delta, tau, packets) -> Fraction:
+    """The completion of the printed schedule as this plan runs it, derived by hand (module docstring):
+    the last round leaves the originator after 2 (L/(2B) - 1) sends of 2^(k-2) hops and then takes as long as
+    the first."""
+    k = order_of(size)
+    b = _b(length_flits, packets)
+    if k == 2:
+        first = 2 * (alpha + delta + b * tau)
+    else:
+        deepest = 2 ** k - 1 if k <= 4 else 2 ** k
+        first = (2 * k - 1) * (alpha + b * tau) + deepest * delta
+    return first + 2 * (packets - 1) * (alpha + 2 ** (k - 2) * delta + b * tau)
