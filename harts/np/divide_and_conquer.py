@@ -14,9 +14,10 @@ Phase k (Fig. 7): the (odd, odd) nodes are the "cross centres"; each node with o
 arm) lies between two of them, and each uninformed (even, even) node is diagonal to four of them. Every arm
 takes one arc from one of its two centres; the other centre's arc into the arm is the redundant transmission,
 and it is rerouted one hop further, turning into an uninformed (even, even) neighbour of the arm. So every
-uninformed (even, even) node is matched to an arm next to it, no arm serving two. Arcs out of (odd, odd)
-nodes are never on an earlier path (those paths run along even rows and columns, or end at the (odd, odd)
-node), but the arc from an arm into an (even, even) node can be (Fig. 8: "the path that goes left from b and
+uninformed (even, even) node is matched to an arm next to it, no arm serving two. No earlier path passes
+through an (odd, odd) node (the paths run along even rows and columns, except the last hop of a phase-(k-1)
+path, which ends at one), so arcs out of centres are always free; but the arc from an arm into an (even, even)
+node can be on an earlier path (Fig. 8: "the path that goes left from b and
 then down uses an arc that was used during the first phase"), so the matching only offers arms whose arc into
 the node is free; it is found by augmenting paths, trying the arm above, right, below, left in that order.
 The paper's "it is always possible to find paths that are arc-disjoint from the paths of all previous
@@ -37,7 +38,6 @@ further packet adds the source's longest send, alpha + 2^(k-1) delta + B tau.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -50,8 +50,6 @@ from .send_plan import (
     TRIGGER_START,
     Send,
     SendPlan,
-    circuit_schedule,
-    route_copies,
 )
 
 STEP = {(1, 0): 0, (0, 1): 1, (-1, 0): 2, (0, -1): 3}  # unit move -> torus port (0 +x, 1 +y, 2 -x, 3 -y)
@@ -80,12 +78,12 @@ def torus_side(topology: Topology, algorithm: str) -> int:
     return nx
 
 
-def order_of(size, algorithm: str = "dc") -> int:
+def order_of(size) -> int:
     """k of a 2^k x 2^k torus, given k or the torus."""
     if isinstance(size, Topology):
-        side = torus_side(size, algorithm)
+        side = torus_side(size, "dc")
         if side & (side - 1) or side < 4:
-            raise ValueError(f"{algorithm} needs a 2^k x 2^k torus with k >= 2, not {size.name}")
+            raise ValueError(f"dc needs a 2^k x 2^k torus with k >= 2, not {size.name}")
         return side.bit_length() - 1
     return require_int(size, "the dc order k", 2)
 
@@ -106,10 +104,6 @@ def edge_arcs(edge: TreeEdge, side: int) -> list[tuple[tuple[int, int], tuple[in
             arcs.append((node, head))
             node = head
     return arcs
-
-
-def _trailing_zeros(value: int) -> int:
-    return (value & -value).bit_length() - 1
 
 
 @lru_cache(maxsize=None)
@@ -256,31 +250,10 @@ def formula_cycles_at_b_opt(size, length_flits, alpha, delta, tau) -> float:
     return root ** 2 - (k - 2) * 2 ** (k - 1) * delta
 
 
+def best_packets(topology, length_flits, alpha, delta, tau) -> int:
+    """Packets for the printed B_opt, rounded (at least 1, each of at least one flit)."""
+    ideal = length_flits / b_opt(topology, length_flits, alpha, delta, tau)
+    return max(1, min(length_flits, round(ideal)))
+
+
 # ------------------------------------------------------------------------------------ checks shared with h_tree
-
-def route(plan: SendPlan, send: Send) -> tuple[int, ...]:
-    """The nodes of a send's whole route (a circuit's copy is taken at its end)."""
-    return route_copies(plan.topology, send)[-1][1]
-
-
-def links_shared_within_piece(plan: SendPlan) -> dict[int, int]:
-    """piece -> how many directed links more than one of that piece's sends uses. A pipelined piece uses all
-    of its tree's paths at once, so this must be 0 for every piece."""
-    users: dict[int, Counter] = defaultdict(Counter)
-    for send in plan.sends:
-        path = route(plan, send)
-        users[send.piece].update(zip(path, path[1:]))
-    return {piece: sum(count > 1 for count in links.values()) for piece, links in sorted(users.items())}
-
-
-def links_held_at_once(plan: SendPlan, alpha: int, delta: int, tau: int, flits: int):
-    """(link, send, send) for every directed link two sends need while both hold their circuits, in the timing
-    of `circuit_schedule` (a circuit holds its links over [created, delivered))."""
-    times = circuit_schedule(plan, alpha, delta, tau, flits)
-    holders: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, send in enumerate(plan.sends):
-        path = route(plan, send)
-        for link in zip(path, path[1:]):
-            holders[link].append(i)
-    return [(link, a, b) for link, users in holders.items() for n, a in enumerate(users) for b in users[n + 1:]
-            if times[a][0] < times[b][1] and times[b][0] < times[a][1]]

@@ -7,9 +7,7 @@ of the four quadrant blocks of side 2^(j-1) - 1 around the cross through c; each
 its quadrant (the recursive definition of section 5: four smaller H-trees around a cross, their centres joined
 by a new "H"). A 3x3 block's H-tree ends at its four corners. The Y H-tree is the X H-tree turned by 90 degrees
 (horizontal first). Every send goes to the end of its straight path, so a node the path only passes through
-is not informed. The union of all paths of the two trees is arc-disjoint: each tree's paths of one level run on
-the cross of their block or on their quadrant's middle row (column), away from the other tree's paths except
-at the nodes where they meet, which they enter from different sides.
+is not informed. The union of all paths of the two trees is arc-disjoint (tests check it for every size).
 
 The schedule as printed: in phase 1 the originator sends X vertically and Y horizontally; in phase 2 it does
 "the opposite", which is read here as the same two routes with the parts swapped: X to (+-2^(k-2), 0), the ends
@@ -21,36 +19,36 @@ when it reaches them. So the originator's ports carry every piece of both parts,
 pieces costs it two sends of 2^(k-2) hops.
 
 The fill phase (claim 1). The paper: "every node that is not informed by the H-tree has two informed
-neighbors, so one more phase is sufficient." After the tree phases the nodes holding X are, by the numbers of
-trailing zero bits (a, b) of their two coordinates, those with a = b (the centres of all levels, the originator,
-every (odd, odd) node) or a = b + 1 (the ends of the vertical paths), and (+-2^(k-2), 0); Y is the same turned.
-`fill_census` counts, per size, the nodes that lack a part and whether one phase of single-hop sends can give
-each of them its missing parts from distinct neighbours: from 15x15 up it cannot (for example (0, 2) lacks X,
-and its neighbours hold only Y or nothing), and from 31x31 up some nodes, such as (0, 4), have no informed
-neighbour at all.
+neighbors, so one more phase is sufficient", each of them holding X and Y. After the tree phases the nodes
+holding X are, by the numbers of trailing zero bits (a, b) of their two coordinates, those with a = b (the
+centres of all levels, the originator, every (odd, odd) node) or a = b + 1 (the ends of the vertical paths),
+counting k - 1 zero bits for the coordinate 0, and (+-2^(k-2), 0); Y's are the same turned. `fill_phase_claim` counts, per size, the nodes that lack a part
+and whether one phase of single-hop sends can give each its missing parts from distinct neighbours. From
+15x15 up it cannot ((0, 2) lacks X, and its neighbours hold only Y or nothing), and from 31x31 up some nodes,
+such as (0, 4), have no informed neighbour at all.
 
-How the plan completes anyway, in one fill phase (the fewest: it is the paper's phase count, and a node that no
-holder can reach in one hop needs either a longer path or another phase; a longer path costs delta per hop,
-another phase costs alpha + B tau more): each missing (node, part) gets a path of 1 or 2 hops from a node
-holding that part, the 2-hop path passing a node that does not hold it, all fill paths arc-disjoint from each
-other and from every path of both trees, so that pipelined pieces never meet. The choice is a search: demands
-that compete for an arc form small independent groups, and each group is solved by depth-first search (the
-demand with fewest remaining options first, 1-hop options before 2-hop ones). A group is first solved with
-only the options that keep the route from the originator no longer than 2^k - 1 arcs, counting as a 2^(k-2)
-arc wait the originator's first send on a port that a part's phase-2 send waits for (2 tree hops and 1 fill
-hop: the printed switching term); only a group with no such solution may use 2-hop paths from the last
-tree phase's nodes (2^k arcs). For 7x7 every fill path is 1 hop; for 15x15 some are 2 hops, all from early
-nodes; from 31x31 up some groups have no solution within 2^k - 1 arcs (X at (0, 2), for one: its only holders
-within 2 hops are (odd, odd) nodes, 2^k - 2 arcs deep), so the deepest route has 2^k arcs.
+How the plan completes anyway. It keeps one fill phase, the paper's phase count: a node that no holder
+reaches in one hop needs a longer path or another phase, and a longer path costs delta per extra hop where
+another phase costs alpha + B tau more. Each missing (node, part) gets a path of 1 or 2 hops from a node
+holding that part (a 2-hop path passes a node that does not hold it), all fill paths arc-disjoint from each
+other and from every path of both trees, so that pipelined pieces never meet. The paths are found by search:
+the missing parts that could compete for an arc form small independent groups, and each group is solved by
+depth-first search, the part with fewest open options first, 1-hop options before 2-hop ones. A group is
+first solved with only the options that keep its nodes within 2^k - 1 arcs of the originator (the printed
+switching term; a part that reached its sender by the originator's second send on a port counts that port's
+first send, 2^(k-2) arcs, as waited for); only a group with no such solution may use 2-hop paths from the last
+tree phase's nodes, 2^k - 2 arcs deep. On 7x7 every fill path has 1 hop; on 15x15 some have 2, all from early
+senders; from 31x31 up some groups need the deep ones (X at (0, 2): its only holders within two free hops are
+(odd, odd) nodes), so the deepest node is 2^k arcs from the originator.
 
-The cost (claim 2). `formula_cycles` is T(B) as printed, (2k-1) alpha + (2^k - 1) delta + (2k-1) B tau for the
-first packets plus (L/(2B) - 1)(alpha + 2^(k-2) delta + B tau) for the others; its printed simplification
-(`formula_cycles_simplified`) is the same function. But the originator, alternating, spends two sends per
-round, not one, so the schedule's closed form (`schedule_cycles`) is
+The cost (claim 2). `formula_cycles` is T(B) as printed: (2k-1) alpha + (2^k - 1) delta + (2k-1) B tau for the
+first packets, plus (L/(2B) - 1)(alpha + 2^(k-2) delta + B tau) for the others; the printed simplification
+(`formula_cycles_simplified`) is the same function. But the originator's ports alternate, two sends of
+2^(k-2) hops per round instead of one, so the schedule takes (`schedule_cycles`, derived by hand)
     first + 2 (L/(2B) - 1)(alpha + 2^(k-2) delta + B tau),
-first = (2k-1) alpha + d_k delta + (2k-1) B tau with d_k = 2^k - 1 for k = 3, 4 and 2^k from k = 5 (the fill
-above); for 3x3 there is nothing to fill and first = 2 (alpha + delta + B tau). The printed remaining-packets
-term is half of what the schedule takes, and for long messages the time tends to L tau, not L tau / 2.
+first = (2k-1) alpha + d delta + (2k-1) B tau, d = 2^k - 1 on 7x7 and 15x15 and 2^k from 31x31 up (the fill
+above); on 3x3 nothing is left to fill and first = 2 (alpha + delta + B tau). The printed remaining-packets
+term is half the schedule's, and for long messages the time tends to L tau, not L tau / 2.
 """
 
 from __future__ import annotations
@@ -80,21 +78,6 @@ class TreeEdge:
     parent: int  # index of the edge that brought the sender this part; -1 for the originator's sends
     phase: int
     slot: int = -1  # the originator's sends: 0 = first on its port in a round, 1 = second
-
-
-@dataclass(frozen=True)
-class FillCensus:
-    """Claim 1 on one size: the nodes after the 2k-2 tree phases, and the plan's fill."""
-    side: int
-    tree_phases: int
-    nodes_lacking_a_part: int  # "not informed by the H-tree": lacking X or Y or both
-    nodes_lacking_both: int
-    without_two_informed_neighbours: int  # fewer than two neighbours holding any part
-    without_two_complete_neighbours: int  # fewer than two neighbours holding X and Y
-    without_neighbour_per_missing_part: int  # no distinct neighbours, one holding each part it lacks
-    one_phase_of_single_hops_suffices: bool
-    fill_paths_by_hops: dict  # hops -> fill sends of one round, in the plan
-    deepest_route_arcs: int  # the longest route from the originator to a node, in arcs, in the plan
 
 
 def order_of(size) -> int:
@@ -140,7 +123,7 @@ def tree_edges(k: int) -> tuple[TreeEdge, ...]:
                 step = (sign * move[0], sign * move[1])
                 edges.append(TreeEdge(origin, _plus(origin, step, reach, side), ((step, reach),), part, -1,
                                       1 + slot, slot))
-    # (edge that brought the part, its destination) whose node forwards in the next phase, per part
+    # the edges whose destinations forward in the next phase
     frontier = [i for i, edge in enumerate(edges) if edge.slot == 0]
     for level in range(k - 1):
         reach = 2 ** (k - 2 - level)
@@ -179,7 +162,8 @@ def _neighbours(node, side):
 
 
 def _fill_options(k, edges):
-    """Per missing (node, part): its candidate fill routes (sender, legs, arcs, arcs from the originator)."""
+    """Per missing (node, part): its candidate fill routes, each (nodes from the sender, arcs, how many arcs
+    from the originator's start the node then is), 1-hop routes first."""
     side = 2 ** k - 1
     reached = _delivered(edges, side)
     tree_arcs = {arc for edge in edges for arc in _arcs(edge, side)}
@@ -196,7 +180,7 @@ def _fill_options(k, edges):
                     if (relay, node) in tree_arcs:
                         continue
                     if relay in holders:
-                        options.append((relay, (relay, node)))
+                        options.append((relay, node))
                         continue
                     for sender in _neighbours(relay, side):
                         if sender != node and sender in holders and (sender, relay) not in tree_arcs:
@@ -226,11 +210,10 @@ def _solve_group(group, demands, allowed):
             if search(rest):
                 return True
             taken.difference_update(route[1])
-        del chosen[scarcest]
+        chosen.pop(scarcest, None)
         return False
 
-    chosen.clear()
-    return dict(chosen) if search(list(group)) else None
+    return chosen if search(list(group)) else None
 
 
 def _groups(demands):
@@ -291,11 +274,9 @@ def plan(topology: Topology, source: int, packets: int = 1) -> SendPlan:
     origin = (source % side, source // side)
     edges = round_edges(k)
     # the originator's send on the same port in the other slot of a round
-    other_slot = {}
-    for i, edge in enumerate(edges):
-        for j, mate in enumerate(edges):
-            if edge.slot >= 0 and mate.slot == 1 - edge.slot and mate.legs[0][0] == edge.legs[0][0]:
-                other_slot[i] = j
+    originators = [i for i, edge in enumerate(edges) if edge.slot >= 0]
+    other_slot = {i: j for i in originators for j in originators
+                  if edges[j].slot != edges[i].slot and edges[j].legs[0][0] == edges[i].legs[0][0]}
     sends: list[Send] = []
     for m in range(packets):
         base = m * len(edges)
@@ -322,12 +303,12 @@ def phases(topology: Topology, packets: int = 1) -> int:
     return 2 * k - 2 + (k > 2) + 2 * (packets - 1)
 
 
-def fill_census(size) -> FillCensus:
+def fill_phase_claim(size) -> dict:
+    """Claim 1 on one size: the nodes left after the 2k - 2 tree phases, and this plan's fill phase."""
     k = order_of(size)
     side = 2 ** k - 1
     edges = round_edges(k)
-    tree = [edge for edge in edges if edge.phase < 2 * k - 1]
-    reached = _delivered(tree, side)
+    reached = _delivered([edge for edge in edges if edge.phase < 2 * k - 1], side)
     lacking = {}
     for y in range(side):
         for x in range(side):
@@ -335,36 +316,33 @@ def fill_census(size) -> FillCensus:
             if missing:
                 lacking[(x, y)] = missing
 
-    def holds(node, part):
-        return node in reached[part]
+    def holders_around(node, wanted):
+        return [q for q in _neighbours(node, side) if wanted(q in reached[X], q in reached[Y])]
 
     def served_by_distinct_neighbours(node, missing):
         around = _neighbours(node, side)
-        if len(missing) == 1:
-            return any(holds(q, missing[0]) for q in around)
-        return any(holds(a, X) and holds(b, Y) for a in around for b in around if a != b)
+        holds = [[q for q in around if q in reached[part]] for part in missing]
+        return all(holds) if len(missing) == 1 else any(a != b for a in holds[0] for b in holds[1])
 
+    unserved = sum(not served_by_distinct_neighbours(node, missing) for node, missing in lacking.items())
     fill = [edge for edge in edges if edge.phase == 2 * k - 1]
-    hops = defaultdict(int)
-    for edge in fill:
-        hops[len(edge.legs)] += 1
-    deepest = _delivered(edges, side)
-    return FillCensus(
-        side=side,
-        tree_phases=2 * k - 2,
-        nodes_lacking_a_part=len(lacking),
-        nodes_lacking_both=sum(len(missing) == 2 for missing in lacking.values()),
-        without_two_informed_neighbours=sum(
-            sum(holds(q, X) or holds(q, Y) for q in _neighbours(node, side)) < 2 for node in lacking),
-        without_two_complete_neighbours=sum(
-            sum(holds(q, X) and holds(q, Y) for q in _neighbours(node, side)) < 2 for node in lacking),
-        without_neighbour_per_missing_part=sum(
-            not served_by_distinct_neighbours(node, missing) for node, missing in lacking.items()),
-        one_phase_of_single_hops_suffices=all(
-            served_by_distinct_neighbours(node, missing) for node, missing in lacking.items()),
-        fill_paths_by_hops=dict(sorted(hops.items())),
-        deepest_route_arcs=max(arcs for part in (X, Y) for _, arcs in deepest[part].values()),
-    )
+    waited = _delivered(edges, side)
+    return {
+        "side": side,
+        "tree_phases": 2 * k - 2,
+        "nodes_lacking_a_part": len(lacking),
+        "nodes_lacking_both": sum(len(missing) == 2 for missing in lacking.values()),
+        "without_two_informed_neighbours": sum(
+            len(holders_around(node, lambda x, y: x or y)) < 2 for node in lacking),
+        "without_two_complete_neighbours": sum(
+            len(holders_around(node, lambda x, y: x and y)) < 2 for node in lacking),
+        "without_neighbour_per_missing_part": unserved,
+        "one_phase_of_single_hops_suffices": unserved == 0,
+        "fill_paths_1_hop": sum(len(edge.legs) == 1 for edge in fill),
+        "fill_paths_2_hops": sum(len(edge.legs) == 2 for edge in fill),
+        # the last node's first piece: arcs crossed from the originator, or waited for at its ports
+        "deepest_node_arcs": max(arcs for part in (X, Y) for _, arcs in waited[part].values()),
+    }
 
 
 # --------------------------------------------------------------------------------------------- the costs
@@ -410,15 +388,21 @@ def short_message_cycles(size, alpha, delta) -> int:
     return (2 * k - 1) * alpha + (2 ** k - 1) * delta
 
 
-def schedule_cycles(size, length_flits, alpha, delta, tau, packets) -> Fraction:
-    """The completion of the printed schedule as this plan runs it, derived by hand (module docstring):
-    the last round leaves the originator after 2 (L/(2B) - 1) sends of 2^(k-2) hops and then takes as long as
-    the first."""
+def schedule_cycles(size, packets, packet_flits, alpha, delta, tau) -> int:
+    """The completion of the printed schedule as this plan runs it, derived by hand (module docstring): the
+    last round leaves the originator after 2 (packets - 1) sends of 2^(k-2) hops and then takes as long as
+    the first. B = packet_flits, L = 2 packets B."""
     k = order_of(size)
-    b = _b(length_flits, packets)
+    b = packet_flits
     if k == 2:
         first = 2 * (alpha + delta + b * tau)
     else:
         deepest = 2 ** k - 1 if k <= 4 else 2 ** k
         first = (2 * k - 1) * (alpha + b * tau) + deepest * delta
     return first + 2 * (packets - 1) * (alpha + 2 ** (k - 2) * delta + b * tau)
+
+
+def best_packets(topology, length_flits, alpha, delta, tau) -> int:
+    """Packets per half message for the printed B_opt, rounded (at least 1, each of at least one flit)."""
+    ideal = length_flits / (2 * b_opt(topology, length_flits, alpha, delta, tau))
+    return max(1, min(length_flits // 2, round(ideal)))

@@ -18,7 +18,7 @@ ABSORB_AND_PASS (11) takes a copy and passes the worm on. The node at the end of
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from ..network.topology import Topology
@@ -164,3 +164,31 @@ def circuit_schedule(plan: SendPlan, alpha: int, delta: int, tau: int, flits: in
         hops = len(route_copies(plan.topology, send)[-1][1]) - 1
         times.append((created, created + alpha + hops * delta + flits * tau))
     return times
+
+
+def circuit_route(plan: SendPlan, send: Send) -> tuple[int, ...]:
+    """The nodes of a send's whole route (a circuit's copy is taken at its end)."""
+    return route_copies(plan.topology, send)[-1][1]
+
+
+def links_shared_within_piece(plan: SendPlan) -> dict[int, int]:
+    """piece -> how many directed links more than one of that piece's sends uses. A pipelined piece uses all
+    of its tree's paths at once, so this must be 0 for every piece."""
+    users: dict[int, Counter] = defaultdict(Counter)
+    for send in plan.sends:
+        path = circuit_route(plan, send)
+        users[send.piece].update(zip(path, path[1:]))
+    return {piece: sum(count > 1 for count in links.values()) for piece, links in sorted(users.items())}
+
+
+def links_held_at_once(plan: SendPlan, alpha: int, delta: int, tau: int, flits: int):
+    """(link, send, send) for every directed link two sends need while both hold their circuits, in the timing
+    of `circuit_schedule` (a circuit holds its links over [created, delivered))."""
+    times = circuit_schedule(plan, alpha, delta, tau, flits)
+    holders: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, send in enumerate(plan.sends):
+        path = circuit_route(plan, send)
+        for link in zip(path, path[1:]):
+            holders[link].append(i)
+    return [(link, a, b) for link, users in holders.items() for n, a in enumerate(users) for b in users[n + 1:]
+            if times[a][0] < times[b][1] and times[b][0] < times[a][1]]
