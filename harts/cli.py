@@ -334,12 +334,15 @@ def cmd_figure(args) -> int:
 
 
 def _broadcast_papers(args) -> int:
-    """Paper 002 (PCP against RD, EDN, NP-D: Figs 4-6 and a deadlock check) or paper 003 (the mesh-hypercube
-    broadcast: the MH(9,8) example, steps against size, the links shared for n >= 16)."""
+    """Paper 002 (PCP against RD, EDN, NP-D: Figs 4-6 and a deadlock check), paper 003 (the mesh-hypercube
+    broadcast: the MH(9,8) example, steps against size, the links shared for n >= 16) or paper 004 (circuit-
+    switched broadcasts on tori)."""
     if args.paper == "002":
         from .experiments.al_dubai.figures import reproduce
-    else:
+    elif args.paper == "003":
         from .experiments.al_mahadeen.mesh_hypercube import reproduce
+    else:
+        from .experiments.peters_syska.torus import reproduce
     started = time.perf_counter()
     try:
         files = reproduce(Path(args.results), quick=args.quick, resume=args.resume, workers=args.workers,
@@ -354,7 +357,7 @@ def _broadcast_papers(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    if args.paper in ("002", "003"):
+    if args.paper in ("002", "003", "004"):
         return _broadcast_papers(args)
     if args.paper == "001":
         from .experiments.lee_shin.load import load_sweep
@@ -685,14 +688,17 @@ def build_parser() -> argparse.ArgumentParser:
     figure.set_defaults(func=cmd_figure)
 
     again = sub.add_parser("reproduce", help="reproduce paper 000's Figs 10-14, paper 001's Tables II-IV, "
-                                             "paper 002's Figs 4-6 or paper 003's MH broadcast")
-    again.add_argument("--paper", choices=["000", "001", "002", "003"], default="000",
+                                             "paper 002's Figs 4-6, paper 003's MH broadcast or paper 004's "
+                                             "torus broadcasts")
+    again.add_argument("--paper", choices=["000", "001", "002", "003", "004"], default="000",
                        help="000: Kandlur & Shin's Figs 10-14 (default); 001: Lee & Shin's Tables II-IV and "
                             "the time against background load (--quick and --load-basis do not apply); 002: "
                             "Al-Dubai et al.'s Figs 4-6 (PCP against RD, EDN, NP-D) and a deadlock check under "
                             "load, with our Cray T3D mapping (configs/t3d_mesh_8x8.yaml); 003: Al-Mahadeen & "
-                            "Omari's MH(9,8) example, steps against MH(m, n) and the links shared for n >= 16 "
-                            "(--load-basis does not apply to 002 and 003; --quick runs smaller sizes)")
+                            "Omari's MH(9,8) example, steps against MH(m, n) and the links shared for n >= 16; "
+                            "004: Peters & Syska's tiling, divide-and-conquer and H-trees against their formulas, "
+                            "Table 1, time against N and L, the H-tree claims, phases under background traffic "
+                            "(--load-basis does not apply to 002-004; --quick runs smaller sizes)")
     _sweep_options(again)
     _load_basis_option(again)
     again.set_defaults(func=cmd_reproduce)

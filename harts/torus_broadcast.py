@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from fractions import Fraction
 
 from .config import Config
 from .controller import isa
@@ -113,7 +114,11 @@ def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length:
         raise InputError(f"{algorithm} on {topology.name}: {exc}") from None
     run = run_plan(config, plan, length, at_cycle, switching=isa.SWITCHING_CIRCUIT)
     flits = -(-length // plan.pieces)
-    formula = module.formula_cycles(topology, flits * plan.pieces, cost.alpha, cost.delta, cost.tau, **formula_args)
+    # whole packets of whole flits make every printed T(B) a whole number of cycles
+    exact = Fraction(module.formula_cycles(topology, flits * plan.pieces, cost.alpha, cost.delta, cost.tau,
+                                           **formula_args))
+    assert exact.denominator == 1, exact
+    formula = int(exact)
     n = len(plan.sends)
     result = run.result
     sends = [(int(result.created[k]) - run.start, int(result.delivered[k]) - run.start,

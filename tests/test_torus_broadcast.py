@@ -105,3 +105,41 @@ def test_bad_torus_broadcasts_end_in_one_line(args, words):
 def test_a_size_the_tiling_does_not_cover_is_an_input_error():
     with pytest.raises(InputError, match="5\\^k x 5\\^k"):
         run_torus_broadcast(torus(6), "tiling", 0, L)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("packets", [1, 4])
+def test_divide_and_conquer_takes_the_printed_t_of_b(k, packets):
+    """Section 5: T(B) = k alpha + 2^k delta + k B tau + (L/B - 1)(alpha + 2^(k-1) delta + B tau)."""
+    b = L // packets
+    expected = k * ALPHA + 2 ** k * DELTA + k * b * TAU + (packets - 1) * (ALPHA + 2 ** (k - 1) * DELTA + b * TAU)
+    broadcast = run_torus_broadcast(torus(2 ** k), "dc", 0, L, packets=packets)
+    s = broadcast.summary()
+    assert s["completion_cycles"] == s["formula_cycles"] == expected
+    assert s["phases"] == k + packets - 1 and s["contention_free"]
+    assert s["copies_per_node_min"] == s["copies_per_node_max"] == 1  # of every packet
+    assert s["copies_total"] == (4 ** k - 1) * packets
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("packets", [1, 4])
+def test_h_trees_take_their_schedule_not_the_printed_t_of_b(k, packets):
+    """The schedule section 5 describes, by hand: the first packets of X and Y cross 2k - 1 phases (3x3: 2,
+    nothing is left to fill) and d = 2^k - 1 hops (2^k from 31x31 up, where a fill path is 2 hops from a
+    last-phase node); every further packet of each half costs the source two sends of 2^(k-2) hops, since
+    its ports alternate between X and Y. The printed T(B) counts one."""
+    b = -(-L // (2 * packets))  # the runner cuts L into whole-flit packets: 13 flits each for 8
+    if k == 2:
+        first = 2 * (ALPHA + DELTA + b * TAU)
+    else:
+        first = (2 * k - 1) * (ALPHA + b * TAU) + (2 ** k - 1 + (k >= 5)) * DELTA
+    expected = first + 2 * (packets - 1) * (ALPHA + 2 ** (k - 2) * DELTA + b * TAU)
+    printed = (2 * k - 1) * ALPHA + (2 ** k - 1) * DELTA + (2 * k - 1) * b * TAU \
+        + (packets - 1) * (ALPHA + 2 ** (k - 2) * DELTA + b * TAU)
+    broadcast = run_torus_broadcast(torus(2 ** k - 1), "htree", 0, L, packets=packets)
+    s = broadcast.summary()
+    assert s["completion_cycles"] == expected and s["formula_cycles"] == printed
+    assert s["contention_free"] and s["copies_per_node_min"] == s["copies_per_node_max"] == 1
+    assert s["copies_total"] == ((2 ** k - 1) ** 2 - 1) * 2 * packets
+    if packets > 1 or k in (2, 5):
+        assert expected != printed
