@@ -25,7 +25,7 @@ from .controller import isa
 from .errors import InputError, SimulationError
 from .network.build import build_topology
 from .np.send_plan import circuit_schedule, route_copies, send_steps
-from .plan_broadcast import PlanRun, run_plan
+from .plan_broadcast import PlanRun, flit_config, run_plan
 from .tools.calibrate import LinearCost, measure_linear_cost
 
 ALGORITHMS = {"tiling": "tiling", "dc": "divide_and_conquer", "htree": "h_tree"}  # name -> module of harts.np
@@ -97,6 +97,7 @@ def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length:
         raise InputError(f"unknown torus broadcast {algorithm!r}, expected one of {', '.join(ALGORITHMS)}")
     module = importlib.import_module(f"harts.np.{ALGORITHMS[algorithm]}")
     topology = build_topology(config.topology_spec)
+    config = flit_config(config, isa.SWITCHING_CIRCUIT)
     cost = cost or measure_linear_cost(config)
     try:
         if algorithm == "tiling":

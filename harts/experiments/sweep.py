@@ -55,6 +55,15 @@ def write_csv(rows: list[dict], path: Path) -> None:
         writer.writerows(rows)
 
 
+def markdown_table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
+    """A Markdown table of the rows: (key, title) per column, floats to 3 significant digits."""
+    lines = ["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
+    for r in rows:
+        lines.append("| " + " | ".join(f"{r[k]:.3g}" if isinstance(r[k], float) else str(r[k]) for k, _ in columns)
+                     + " |")
+    return "\n".join(lines) + "\n"
+
+
 def run_tasks(tasks: list, results: Path, resume: bool = False, workers: int | None = None,
               dask_scheduler: str | None = None, progress: bool = True, description: str = "points") -> dict:
     """Run every task not already finished (with `resume`), saving each result as it completes.

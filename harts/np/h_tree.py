@@ -18,14 +18,14 @@ horizontal one), each send waiting for the delivery of the one before it on that
 when it reaches them. So the originator's ports carry every piece of both parts, and a round of both parts'
 pieces costs it two sends of 2^(k-2) hops.
 
-The fill phase (claim 1). The paper: "every node that is not informed by the H-tree has two informed
-neighbors, so one more phase is sufficient", each of them holding X and Y. After the tree phases the nodes
-holding X are, by the numbers of trailing zero bits (a, b) of their two coordinates, those with a = b (the
-centres of all levels, the originator, every (odd, odd) node) or a = b + 1 (the ends of the vertical paths),
-counting k - 1 zero bits for the coordinate 0, and (+-2^(k-2), 0); Y's are the same turned. `fill_phase_claim` counts, per size, the nodes that lack a part
-and whether one phase of single-hop sends can give each its missing parts from distinct neighbours. From
-15x15 up it cannot ((0, 2) lacks X, and its neighbours hold only Y or nothing), and from 31x31 up some nodes,
-such as (0, 4), have no informed neighbour at all.
+The fill phase (claim 1). The paper: "every node that is not informed by the H-tree has two informed neighbors,
+so one more phase is sufficient", each of them holding X and Y. After the tree phases the nodes holding X are,
+by the numbers of trailing zero bits (a, b) of their two coordinates, those with a = b (the centres of all
+levels, the originator, every (odd, odd) node) or a = b + 1 (the ends of the vertical paths), counting k - 1
+zero bits for the coordinate 0, and (+-2^(k-2), 0); Y's are the same turned. `fill_phase_claim` counts, per
+size, the nodes that lack a part and whether one phase of single-hop sends can give each its missing parts from
+distinct neighbours. From 15x15 up it cannot ((0, 2) lacks X, and its neighbours hold only Y or nothing), and
+from 31x31 up some nodes, such as (0, 4), have no informed neighbour at all.
 
 How the plan completes anyway. It keeps one fill phase, the paper's phase count: a node that no holder
 reaches in one hop needs a longer path or another phase, and a longer path costs delta per extra hop where

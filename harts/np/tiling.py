@@ -1,17 +1,17 @@
 """The tiling broadcast of paper 004 (Peters & Syska, section 4) on the 2-D torus, as a send plan.
 
-5^k x 5^k (Theorem 2, Figs 1-4), 2k phases. Numbering the phases last to first as the proof does, in
-phase j every informed node (x, y) sends to (x + u, y + v), (x - u, y - v), (x + v, y - u) and
-(x - v, y + u), where with m = floor((j - 1) / 2) the offset (u, v) is (0, 5^m) for odd j (to the four
-neighbours, scaled) and (5^m, 2 * 5^m) for even j (the knight's moves of Fig. 1, scaled); the paper
-prints the exponent as (j - 1) / 2, which for even j is not a whole number. The four destinations are
-one offset turned by 0, 90, 180 and 270 degrees, and so are the routes: the route to (u, v) runs v hops
-along +y and then u hops along +x, and the other three are its quarter turns, so a sender's four routes
-leave by its four ports (the short leg first would do as well; the paper does not say which). Dimension-order routes would not do: x first, the routes to
-(u, v) and (v, -u) both leave by +x. In an even phase the senders are the nodes of the lattice
-5^(m+1) Z^2 and every route stays within 2 * 5^m hops of its sender, so routes of different senders
-never meet; in an odd phase every route is a straight run of 5^m hops and two senders on one row or
-column are at least 5^(m+1) apart. Hence the routes of a phase are arc-disjoint.
+5^k x 5^k (Theorem 2, Figs 1-4), 2k phases. Numbering the phases last to first as the proof does, in phase j
+every informed node (x, y) sends to (x + u, y + v), (x - u, y - v), (x + v, y - u) and (x - v, y + u), where
+with m = floor((j - 1) / 2) the offset (u, v) is (0, 5^m) for odd j (to the four neighbours, scaled) and
+(5^m, 2 * 5^m) for even j (the knight's moves of Fig. 1, scaled); the paper prints the exponent as (j - 1) / 2, which
+for even j is not a whole number. The four destinations are one offset turned by 0, 90, 180 and 270 degrees, and
+so are the routes: the route to (u, v) runs v hops along +y and then u hops along +x, and the other three are
+its quarter turns, so a sender's four routes leave by its four ports (the short leg first would do as well; the
+paper does not say which). Dimension-order routes would not do: x first, the routes to (u, v) and (v, -u) both
+leave by +x. In an even phase the senders are the nodes of the lattice 5^(m+1) Z^2 and every route stays within
+2 * 5^m hops of its sender, so routes of different senders never meet; in an odd phase every route is a straight
+run of 5^m hops and two senders on one row or column are at least 5^(m+1) apart. Hence the routes of a phase are
+arc-disjoint.
 
 10 x 10, three ways (the paragraphs after Theorem 2):
 - "slanting" (the default): every node of a 5 x 5 torus becomes a 2 x 2 block whose lower left node is
@@ -31,12 +31,12 @@ reaches the left nodes over routes whose x hops are doubled, and in the last pha
 to its right neighbour. 3 alpha + 8 delta + 3 L tau. torus([5, 10]) is the same turned a quarter, with
 the blocks along y.
 
-The nodes that hold the message keep in step phase by phase: a node informed in the previous phase sends
-once its copy arrives, a node that sent in the previous phase sends once its longest send of that phase is
-delivered. Where the routes of a phase differ in length (four squares, 5 x 10) some nodes so start the
-next phase early, and the routes are chosen so that no link is then held by two circuits at once. The plan is built for a source at the origin and moved to the real source, the torus being
-vertex-transitive. Routes go by source routing, every leg passing through (only a circuit's end takes a
-copy).
+The nodes that hold the message keep in step phase by phase: a node informed in the previous phase sends once
+its copy arrives, a node that sent in the previous phase sends once its longest send of that phase is delivered.
+Where the routes of a phase differ in length (four squares, 5 x 10) some nodes so start the next phase early,
+and the routes are chosen so that no link is then held by two circuits at once. The plan is built for a source
+at the origin and moved to the real source, the torus being vertex-transitive. Routes go by source routing,
+every leg passing through (only a circuit's end takes a copy).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..config import Config
 from ..controller import state
+from ..errors import InputError
 from ..simulation import Simulation
 from ..traffic import unicast
 
@@ -162,14 +163,9 @@ def measure_linear_cost(config: Config) -> LinearCost:
     destination, every length, residual zero) rather than on the config's own network, whose every node
     would take as long to probe for no more information: a broadcast on an idle network then checks
     every one of its sends against these terms."""
-    from ..controller import isa
-    from ..controller.microcode import assemble
-
-    if assemble(config.microcode_path()).switching != isa.SWITCHING_CIRCUIT:
-        config = config.with_values(microcode="circuit")
     fit = calibrate_flits(config.with_values(topology=CALIBRATION_TORUS))
     terms = fit.terms
     if fit.max_residual != 0 or any(value.denominator != 1 for value in terms.values()):
-        raise ValueError(f"the circuit microprogram does not fit alpha + h delta + L tau on an idle 5x5 torus "
-                         f"(residual {float(fit.max_residual)} cycles)")
-    return LinearCost(int(terms["alpha_cycles"]), int(terms["delta_cycles_per_hop"]), int(terms["tau_cycles_per_flit"]))
+        raise InputError(f"{config.microcode_path()}: its circuits do not take alpha + h delta + L tau whole cycles "
+                         f"on an idle 5x5 torus (largest residual {float(fit.max_residual)} cycles)")
+    return LinearCost(*(int(terms[name]) for name in ("alpha_cycles", "delta_cycles_per_hop", "tau_cycles_per_flit")))

@@ -40,7 +40,7 @@ from ...np.send_plan import (
     shared_links_by_step,
 )
 from ...plan_broadcast import run_plan
-from ..sweep import run_tasks, write_csv
+from ..sweep import markdown_table, run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "t3d_mesh_8x8.yaml"
 LENGTH = 100  # flits
@@ -289,22 +289,14 @@ def sharing_rows(points: list[dict]) -> tuple[list[dict], list[dict]]:
     return latency, first
 
 
-def _markdown(rows: list[dict], columns: list[tuple[str, str]]) -> str:
-    lines = ["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
-    for r in rows:
-        lines.append("| " + " | ".join(f"{r[k]:.3g}" if isinstance(r[k], float) else str(r[k]) for k, _ in columns)
-                     + " |")
-    return "\n".join(lines) + "\n"
-
-
 def example_markdown(ran: dict) -> str:
     head = (f"## MH(9,8) from {ran['source_label']}, {ran['length_flits']} flits, idle: {ran['steps']} steps, "
             f"{ran['copies_total']} copies, copies per node {ran['copies_per_node_min']}..{ran['copies_per_node_max']}, "
             f"latency {ran['latency_cycles']} cycles\n\n")
-    return head + _markdown(ran["rows"], [("step", "step"), ("sender", "sender"), ("plan_sends_to", "plan: sends to"),
-                                          ("run_copies_at", "run: copies at"),
-                                          ("run_arrival_cycles", "arrival (cycles)"),
-                                          ("plan_equals_run", "same")])
+    return head + markdown_table(ran["rows"], [("step", "step"), ("sender", "sender"),
+                                               ("plan_sends_to", "plan: sends to"), ("run_copies_at", "run: copies at"),
+                                               ("run_arrival_cycles", "arrival (cycles)"),
+                                               ("plan_equals_run", "same")])
 
 
 def tables_markdown(steps: list[dict], latency: list[dict], first: list[dict]) -> str:
@@ -317,13 +309,13 @@ def tables_markdown(steps: list[dict], latency: list[dict], first: list[dict]) -
             row[f"n={n}"] = f"{r['steps_measured']} ({r['shape_reference_log2m_plus_log2n4']:.2f})"
         wide.append(row)
     text = ["## Steps against size: measured (log2 m + log2(n/4), a shape reference only)\n",
-            _markdown(wide, [("m", "m")] + [(f"n={n}", f"n = {n}") for n in cubes]),
+            markdown_table(wide, [("m", "m")] + [(f"n={n}", f"n = {n}") for n in cubes]),
             "\n## Latency (cycles) of the same runs\n",
-            _markdown([{"m": w["m"], **{f"n={n}": next(r["latency_cycles"] for r in steps
+            markdown_table([{"m": w["m"], **{f"n={n}": next(r["latency_cycles"] for r in steps
                                                         if r["m"] == w["m"] and r["n"] == n) for n in cubes}}
                        for w in wide], [("m", "m")] + [(f"n={n}", f"n = {n}") for n in cubes]),
             "\n## n >= 16: latency against n = 8, idle, source at the middle level\n",
-            _markdown(latency, [("m", "m"), ("n", "n"), ("ports", "ports = NP channels"),
+            markdown_table(latency, [("m", "m"), ("n", "n"), ("ports", "ports = NP channels"),
                                 ("step1_sends", "step-1 sends"), ("steps", "steps"),
                                 ("links_shared_within_a_step", "links shared in a step"),
                                 ("shared_links_by_step", "shared links (step:count)"),
@@ -332,7 +324,7 @@ def tables_markdown(steps: list[dict], latency: list[dict], first: list[dict]) -
                                 ("subcube_link_wait_max_cycles", "longest link wait"),
                                 ("step1_wait_max_cycles", "longest step-1 wait")]),
             "\n## The source's step-1 copies: arrival in the broadcast against the same send alone\n",
-            _markdown(first, [("m", "m"), ("n", "n"), ("destination", "copy at"), ("kind", "kind"),
+            markdown_table(first, [("m", "m"), ("n", "n"), ("destination", "copy at"), ("kind", "kind"),
                               ("hops", "hops"), ("shares_links", "shares"), ("arrival_cycles", "in the broadcast"),
                               ("with_link_sharers_cycles", "with its link sharers only"),
                               ("alone_cycles", "alone"), ("link_wait_cycles", "link wait"),

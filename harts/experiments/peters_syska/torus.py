@@ -22,7 +22,7 @@ from ...config import CONFIGS_DIR, load_config
 from ...np import h_tree
 from ...tools.calibrate import measure_linear_cost
 from ...torus_broadcast import run_torus_broadcast
-from ..sweep import run_tasks, write_csv
+from ..sweep import markdown_table, run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "circuit_torus_25x25.yaml"
 LENGTH = 100  # flits
@@ -35,7 +35,8 @@ VARIANTS_10X10 = ("slanting", "square_blocks", "four_squares")
 LENGTHS = (1, 10, 100, 1000, 10000)
 NEAR_1000 = {"tiling": (25, 25), "dc": (32, 32), "htree": (31, 31)}  # the sizes closest to N = 1000 each runs on
 PIPELINE_PACKETS = (1, 2, 4, 8)  # the pipelined formulas against the runs
-LOADS = (0.0, 0.001, 0.002, 0.003, 0.005)  # background flits per node per cycle (at 0.01 a 32x32 or 31x31 run passed run.drain_cycles)
+# background flits per node per cycle; at 0.01 a 32x32 or 31x31 run went past run.drain_cycles
+LOADS = (0.0, 0.001, 0.002, 0.003, 0.005)
 CONTENTION = NEAR_1000
 CONTENTION_SEEDS = tuple(range(1, 9))
 BACKGROUND_FLITS = 16
@@ -51,8 +52,10 @@ def config(dims, rate: float = 0.0, seed: int = 1, cycles: int = 10_000):
     base = load_config(CONFIG).with_topology(kind="torus", dims=list(dims))
     if rate == 0:
         return base
-    return base.with_values(flow__circuit_setup="retry", traffic__synthetic__rate=rate, traffic__synthetic__packet_flits=BACKGROUND_FLITS,
-                            run__warmup_cycles=WARMUP, run__cycles=cycles, run__seed=seed)
+    # probes that find a link held give up and retry: waiting ones deadlock a loaded torus (MODEL.md)
+    return base.with_values(flow__circuit_setup="retry", traffic__synthetic__rate=rate,
+                            traffic__synthetic__packet_flits=BACKGROUND_FLITS, run__warmup_cycles=WARMUP,
+                            run__cycles=cycles, run__seed=seed)
 
 
 def name(dims) -> str:
@@ -201,14 +204,6 @@ def reproduce(results: Path, quick: bool = False, resume: bool = False, workers:
     return files
 
 
-def _markdown(rows: list[dict], columns: list[tuple[str, str]]) -> str:
-    lines = ["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
-    for r in rows:
-        lines.append("| " + " | ".join(f"{r[k]:.3g}" if isinstance(r[k], float) else str(r[k]) for k, _ in columns)
-                     + " |")
-    return "\n".join(lines) + "\n"
-
-
 def table1_rows(rows: list[dict], cost) -> list[dict]:
     """Table 1 from the runs near N = 1000: each algorithm's alpha, delta and tau counts on its critical
     chain, beside the lower bounds of Proposition 1 for the same torus."""
@@ -235,7 +230,7 @@ def table1_rows(rows: list[dict], cost) -> list[dict]:
 def tables_markdown(rows, stretched, fill, cost) -> str:
     text = [f"Measured alpha = {cost.alpha}, delta = {cost.delta}, tau = {cost.tau} cycles "
             f"(configs/circuit_torus_25x25.yaml).\n\n## Every run against the paper's formula\n\n",
-            _markdown(rows, [("algorithm", "algorithm"), ("torus", "torus"), ("variant", "variant"),
+            markdown_table(rows, [("algorithm", "algorithm"), ("torus", "torus"), ("variant", "variant"),
                              ("length_flits", "L"), ("packets", "packets"), ("phases", "phases"),
                              ("completion_cycles", "measured"), ("formula_cycles", "paper's formula"),
                              ("equal", "equal"), ("closed_form_cycles", "closed form"),
@@ -243,16 +238,16 @@ def tables_markdown(rows, stretched, fill, cost) -> str:
                              ("alpha_count", "alphas"), ("delta_count", "deltas"), ("tau_count", "taus"),
                              ("contention_free", "contention-free")]),
             "\n## Table 1: terms on the critical chain against the lower bounds\n\n",
-            _markdown(table1_rows(rows, cost), [("algorithm", "algorithm"), ("torus", "torus"), ("L", "L"),
+            markdown_table(table1_rows(rows, cost), [("algorithm", "algorithm"), ("torus", "torus"), ("L", "L"),
                                                 ("packets", "packets"), ("alpha_count", "alpha x: measured"),
                                                 ("paper_alpha", "Table 1"), ("bound_alpha", "bound"),
                                                 ("delta_count", "delta x: measured"), ("paper_delta", "Table 1"),
                                                 ("bound_delta", "bound"), ("l_tau_multiple", "L tau x: measured"),
                                                 ("paper_l_tau", "Table 1"), ("bound_l_tau", "bound"),
                                                 ("completion_cycles", "cycles")]),
-            "\n## The H-tree fill phase\n\n", _markdown(fill, [(k, k) for k in fill[0]]),
+            "\n## The H-tree fill phase\n\n", markdown_table(fill, [(k, k) for k in fill[0]]),
             "\n## Under background traffic\n\n",
-            _markdown(stretched, [("algorithm", "algorithm"), ("torus", "torus"), ("rate", "rate"),
+            markdown_table(stretched, [("algorithm", "algorithm"), ("torus", "torus"), ("rate", "rate"),
                                   ("seed", "seed"), ("idle_completion_cycles", "idle"),
                                   ("completion_cycles", "loaded"), ("stretch", "stretch"),
                                   ("background_latency_mean_cycles", "background latency")])]
