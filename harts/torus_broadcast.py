@@ -23,13 +23,17 @@ from fractions import Fraction
 from .config import Config
 from .controller import isa
 from .errors import InputError, SimulationError
-from .network.build import build_topology
+from .network.build import build_topology, node_count
 from .np.send_plan import circuit_schedule, route_copies, send_steps
 from .plan_broadcast import PlanRun, flit_config, run_plan
+from .simulation import _gigabytes, available_memory
 from .tools.calibrate import LinearCost, measure_linear_cost
 
 ALGORITHMS = {"tiling": "tiling", "dc": "divide_and_conquer", "htree": "h_tree"}  # name -> module of harts.np
 DEFAULT_LENGTH = 100  # flits
+# A plan's sends, their routes and the run's copies are Python objects: the tiling on 625x625 (390,624 sends)
+# peaked at 4.1 GB, 10.6 kB a send; a plan that would not fit is refused before it is built.
+BYTES_PER_SEND = 12_000
 
 
 @dataclass
@@ -96,6 +100,7 @@ def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length:
     if algorithm not in ALGORITHMS:
         raise InputError(f"unknown torus broadcast {algorithm!r}, expected one of {', '.join(ALGORITHMS)}")
     module = importlib.import_module(f"harts.np.{ALGORITHMS[algorithm]}")
+    _check_room(node_count(config.topology_spec), 1)
     topology = build_topology(config.topology_spec)
     config = flit_config(config, isa.SWITCHING_CIRCUIT)
     cost = cost or measure_linear_cost(config)
@@ -109,6 +114,7 @@ def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length:
             if variant is not None:
                 raise ValueError("variants are the tiling's, for the 10 x 10 torus")
             packets = packets or module.best_packets(topology, length, cost.alpha, cost.delta, cost.tau)
+            _check_room(topology.n_nodes, packets * (2 if algorithm == "htree" else 1))
             plan = module.plan(topology, source, packets)
             formula_args = {"packets": packets}
     except ValueError as exc:
@@ -132,3 +138,12 @@ def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length:
                 raise SimulationError(f"{algorithm} on {topology.name}: send {k} ran from {created} to {delivered}, "
                                       f"its idle schedule says {planned[0]} to {planned[1]}")
     return broadcast
+
+
+def _check_room(nodes: int, pieces: int) -> None:
+    """Every node but the source gets every piece by one send: refuse a plan the memory cannot hold."""
+    sends = (nodes - 1) * pieces
+    available = available_memory()
+    if sends * BYTES_PER_SEND > 0.8 * available:
+        raise InputError(f"a broadcast of {pieces} piece(s) to {nodes - 1:,} nodes makes {sends:,} sends, about "
+                         f"{_gigabytes(sends * BYTES_PER_SEND)}; {_gigabytes(available)} is available")

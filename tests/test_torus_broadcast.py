@@ -143,3 +143,11 @@ def test_h_trees_take_their_schedule_not_the_printed_t_of_b(k, packets):
     assert s["copies_total"] == ((2 ** k - 1) ** 2 - 1) * 2 * packets
     if packets > 1 or k in (2, 5):
         assert expected != printed
+
+
+def test_a_plan_the_memory_cannot_hold_is_refused_before_it_is_built(tmp_path):
+    """255 nodes x 100,000 packets = 25.5 million sends at about 12 kB each: more than this machine has."""
+    done = cli("broadcast", "--algorithm", "dc", "--config", str(REPO / "configs" / "circuit_torus_16x16.yaml"),
+               "--packets", "100000")
+    assert done.returncode == 2 and "25,500,000 sends" in done.stderr and "available" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
