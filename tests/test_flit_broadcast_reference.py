@@ -341,23 +341,29 @@ def test_kernel_and_reference_agree_on_broadcast_workloads(spec, C, V, B, progra
     sim = kernel_machine(spec, C, V, B, program)
     seed = COMPARE_CASES.index((spec, C, V, B)) + (100 if program == CPR_PATH else 0)
     sends = random_broadcast_workload(sim.topology, seed, count=70, spread=100)
-    work = kernel_packets(sends, sim.microprogram.segments, sim.topology)
+    expected = assert_kernel_agrees_with_reference(sim, sends)
+    # the workload has both kinds of packets, both triggers, copies along the way, chains of steps > 2
+    assert {s.trigger for s in sends} == {F.TRIGGER_NONE, F.TRIGGER_COPY, F.TRIGGER_SENT}
+    assert len(expected.copies) > len(sends) and max(expected.step.values()) >= 3
+
+
+def assert_kernel_agrees_with_reference(sim, sends):
+    """Every packet's creation, step and delivery cycle and the multiset of copies are the same in the kernel
+    and the reference; and the workload is dense enough to block: some packet is slower than it would be
+    alone, none faster. Returns the reference's trace."""
     expected = F.run_traced(sim.topology, sim.microprogram, sim.params, sends)
-    result = sim.run(work)
+    result = sim.run(kernel_packets(sends, sim.microprogram.segments, sim.topology))
     n = len(sends)
     assert result.created.tolist() == [expected.created[i] for i in range(n)]
     assert result.step.tolist() == [expected.step[i] for i in range(n)]
     assert result.delivered.tolist() == [expected.delivered[i] for i in range(n)]
     got = zip(result.copies.packet.tolist(), result.copies.node.tolist(), result.copies.cycle.tolist())
     assert sorted(got) == sorted(expected.copies)
-    # the workload has both kinds of packets, both triggers, copies along the way, chains of steps > 2 ...
-    assert {s.trigger for s in sends} == {F.TRIGGER_NONE, F.TRIGGER_COPY, F.TRIGGER_SENT}
-    assert len(expected.copies) > n and max(expected.step.values()) >= 3
-    # ... and is dense enough to block: some packet is slower than it would be alone, none faster
     latency = {i: expected.delivered[i] - expected.created[i] for i in range(n)}
     zero = {i: alone(sim.topology, sim.microprogram, sim.params, sends[i]) for i in range(n)}
     assert all(latency[i] >= zero[i] for i in range(n))
     assert any(latency[i] > zero[i] for i in range(n))
+    return expected
 
 
 CIRCUIT_PATH = HERE.parent / "microcode" / "circuit.yaml"
@@ -377,19 +383,9 @@ def test_kernel_and_reference_agree_on_circuit_workloads(spec, C, setup):
     assert sim.params.circuit_retry == (setup == "retry")
     seed = 500 + CIRCUIT_CASES.index((spec, C, setup))
     sends = random_broadcast_workload(sim.topology, seed, count=60, spread=150, circuit=True)
-    expected = F.run_traced(sim.topology, sim.microprogram, sim.params, sends)
-    result = sim.run(kernel_packets(sends, sim.microprogram.segments, sim.topology))
-    n = len(sends)
-    assert result.created.tolist() == [expected.created[i] for i in range(n)]
-    assert result.step.tolist() == [expected.step[i] for i in range(n)]
-    assert result.delivered.tolist() == [expected.delivered[i] for i in range(n)]
-    got = zip(result.copies.packet.tolist(), result.copies.node.tolist(), result.copies.cycle.tolist())
-    assert sorted(got) == sorted(expected.copies)
+    assert_kernel_agrees_with_reference(sim, sends)
     assert {s.trigger for s in sends} == {F.TRIGGER_NONE, F.TRIGGER_COPY, F.TRIGGER_SENT, F.TRIGGER_DELIVERED}
     assert any(s.segments for s in sends) and any(not s.segments for s in sends)
-    latency = {i: expected.delivered[i] - expected.created[i] for i in range(n)}
-    zero = {i: alone(sim.topology, sim.microprogram, sim.params, sends[i]) for i in range(n)}
-    assert all(latency[i] >= zero[i] for i in range(n)) and any(latency[i] > zero[i] for i in range(n))
 
 
 def test_a_circuit_along_segments_takes_the_closed_form_and_its_delivery_triggers_the_next():

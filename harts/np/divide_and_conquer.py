@@ -43,16 +43,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 from ..network.topology import Topology, require_int
-from .send_plan import (
-    PASS,
-    TRIGGER_COPY,
-    TRIGGER_DELIVERED,
-    TRIGGER_START,
-    Send,
-    SendPlan,
-)
+from .send_plan import TRIGGER_COPY, TRIGGER_DELIVERED, TRIGGER_START, Send, SendPlan
+from .torus_moves import arcs, node_number, segments, torus_side, unit_move, walk
 
-STEP = {(1, 0): 0, (0, 1): 1, (-1, 0): 2, (0, -1): 3}  # unit move -> torus port (0 +x, 1 +y, 2 -x, 3 -y)
 # the four L-paths of a phase: (first leg, second leg), each turning left after its first leg
 L_PATH_LEGS = (((1, 0), (0, 1)), ((0, 1), (-1, 0)), ((-1, 0), (0, -1)), ((0, -1), (1, 0)))
 # where an uninformed (even, even) node looks for the arm that relays to it, in order of preference
@@ -69,15 +62,6 @@ class TreeEdge:
     phase: int
 
 
-def torus_side(topology: Topology, algorithm: str) -> int:
-    if topology.kind != "torus" or topology.n_axes != 2:
-        raise ValueError(f"{algorithm} needs a 2-D torus, not {topology.name}")
-    nx, ny = (int(side) for side in topology.shape)
-    if nx != ny:
-        raise ValueError(f"{algorithm} needs a square torus, not {topology.name}")
-    return nx
-
-
 def order_of(size) -> int:
     """k of a 2^k x 2^k torus, given k or the torus."""
     if isinstance(size, Topology):
@@ -88,28 +72,11 @@ def order_of(size) -> int:
     return require_int(size, "the dc order k", 2)
 
 
-def _move(node: tuple[int, int], legs, side: int) -> tuple[int, int]:
-    x, y = node
-    for (dx, dy), hops in legs:
-        x, y = (x + dx * hops) % side, (y + dy * hops) % side
-    return x, y
-
-
-def edge_arcs(edge: TreeEdge, side: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """The directed links of an edge's route, as (tail, head) in relative coordinates."""
-    arcs, node = [], edge.sender
-    for move, hops in edge.legs:
-        for _ in range(hops):
-            head = _move(node, ((move, 1),), side)
-            arcs.append((node, head))
-            node = head
-    return arcs
-
-
 @lru_cache(maxsize=None)
 def tree(k: int) -> tuple[TreeEdge, ...]:
     """One piece's broadcast tree on the 2^k x 2^k torus, source at (0, 0), in phase order."""
     side = 1 << k
+    shape = (side, side)
     edges: list[TreeEdge] = []
     informed_by = {(0, 0): -1}  # node -> the edge that informed it
     newest = [(0, 0)]
@@ -119,26 +86,23 @@ def tree(k: int) -> tuple[TreeEdge, ...]:
         for sender in senders:
             for first, second in L_PATH_LEGS:
                 legs = ((first, reach), (second, reach))
-                destination = _move(sender, legs, side)
+                destination = walk(sender, legs, shape)
                 edges.append(TreeEdge(sender, destination, legs, informed_by[sender], phase))
                 informed_by[destination] = len(edges) - 1
                 newest.append(destination)
-    used = {arc for edge in edges for arc in edge_arcs(edge, side)}
+    used = {arc for edge in edges for arc in arcs(edge.sender, edge.legs, shape)}
     for sender, arm, hops_on in _last_phase_routes(side, set(informed_by), used):
-        legs = ((_unit(sender, arm, side), 1),) + (((hops_on, 1),) if hops_on else ())
-        edges.append(TreeEdge(sender, _move(sender, legs, side), legs, informed_by[sender], k))
+        legs = ((unit_move(sender, arm, shape), 1),) + (((hops_on, 1),) if hops_on else ())
+        edges.append(TreeEdge(sender, walk(sender, legs, shape), legs, informed_by[sender], k))
     return tuple(edges)
-
-
-def _unit(a: tuple[int, int], b: tuple[int, int], side: int) -> tuple[int, int]:
-    dx, dy = (b[0] - a[0]) % side, (b[1] - a[1]) % side
-    return (1 if dx == 1 else -1 if dx == side - 1 else 0, 1 if dy == 1 else -1 if dy == side - 1 else 0)
 
 
 def _last_phase_routes(side: int, informed: set, used: set):
     """(cross centre, arm, None or the move from the arm on) for every phase-k send."""
+    shape = (side, side)
+
     def plus(node, move):
-        return (node[0] + move[0]) % side, (node[1] + move[1]) % side
+        return walk(node, ((move, 1),), shape)
 
     uninformed_even = [(x, y) for y in range(0, side, 2) for x in range(0, side, 2) if (x, y) not in informed]
     options = {node: [plus(node, d) for d in ARM_PREFERENCE if (plus(node, d), node) not in used]
@@ -166,7 +130,7 @@ def _last_phase_routes(side: int, informed: set, used: set):
             along = (1, 0) if x % 2 == 0 else (0, 1)  # the axis on which the arm's two centres lie
             if arm in relay_of:
                 target = relay_of[arm]
-                into = _unit(arm, target, side)
+                into = unit_move(arm, target, shape)
                 # the relaying centre is the one whose route turns left at the arm, like the L-paths; the
                 # other centre informs the arm
                 behind = (-into[1], into[0])
@@ -191,6 +155,7 @@ def pipelined_plan(algorithm: str, topology: Topology, source: int, edges, packe
     """The plan sending `packets` pieces over the same tree: the source sends piece m+1 on an edge once piece m
     on it is delivered, relays forward a piece when it reaches them."""
     side = int(topology.shape[0])
+    shape = (side, side)
     origin = (source % side, source // side)
     sends: list[Send] = []
     for piece in range(packets):
@@ -202,17 +167,9 @@ def pipelined_plan(algorithm: str, topology: Topology, source: int, edges, packe
                 trigger, parent = TRIGGER_START, -1
             else:
                 trigger, parent = TRIGGER_DELIVERED, base - len(edges) + i
-            sends.append(Send(absolute(edge.sender, origin, side), trigger, parent,
-                              absolute(edge.destination, origin, side), segments(edge.legs), piece))
+            sends.append(Send(node_number(edge.sender, origin, shape), trigger, parent,
+                              node_number(edge.destination, origin, shape), segments(edge.legs), piece))
     return SendPlan(algorithm, topology, source, tuple(sends), pieces=packets)
-
-
-def absolute(node: tuple[int, int], origin: tuple[int, int], side: int) -> int:
-    return (origin[0] + node[0]) % side + side * ((origin[1] + node[1]) % side)
-
-
-def segments(legs) -> tuple[tuple[int, int, int], ...]:
-    return tuple((STEP[move], hops, PASS) for move, hops in legs)
 
 
 def phases(topology: Topology, packets: int = 1) -> int:

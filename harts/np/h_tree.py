@@ -60,12 +60,20 @@ from fractions import Fraction
 from functools import lru_cache
 
 from ..network.topology import Topology, require_int
-from .divide_and_conquer import absolute, segments, torus_side
 from .send_plan import TRIGGER_COPY, TRIGGER_DELIVERED, TRIGGER_START, Send, SendPlan
+from .torus_moves import (
+    PORT_OF_MOVE,
+    arcs,
+    node_number,
+    segments,
+    torus_side,
+    unit_move,
+    walk,
+)
 
 X, Y = 0, 1  # the two halves of the message
 PART_NAMES = ("X", "Y")
-UNIT_MOVES = ((1, 0), (0, 1), (-1, 0), (0, -1))  # in port order
+UNIT_MOVES = tuple(PORT_OF_MOVE)  # in port order
 
 
 @dataclass(frozen=True)
@@ -90,20 +98,6 @@ def order_of(size) -> int:
     return require_int(size, "the htree order k", 2)
 
 
-def _plus(node, move, hops, side):
-    return (node[0] + move[0] * hops) % side, (node[1] + move[1] * hops) % side
-
-
-def _arcs(edge: TreeEdge, side: int):
-    arcs, node = [], edge.sender
-    for move, hops in edge.legs:
-        for _ in range(hops):
-            head = _plus(node, move, 1, side)
-            arcs.append((node, head))
-            node = head
-    return arcs
-
-
 def _turn(move, part):
     """The X tree's move as the Y tree makes it (turned by 90 degrees)."""
     return move if part == X else (-move[1], move[0])
@@ -113,6 +107,7 @@ def _turn(move, part):
 def tree_edges(k: int) -> tuple[TreeEdge, ...]:
     """The originator's sends of one round (slot 0, then slot 1) and both H-trees' relays, in phase order."""
     side, reach = 2 ** k - 1, 2 ** (k - 2)
+    shape = (side, side)
     up, right = (0, 1), (1, 0)
     origin = (0, 0)
     edges: list[TreeEdge] = []
@@ -120,9 +115,8 @@ def tree_edges(k: int) -> tuple[TreeEdge, ...]:
         for part in (X, Y):
             move = _turn(first_move, part)
             for sign in (1, -1):
-                step = (sign * move[0], sign * move[1])
-                edges.append(TreeEdge(origin, _plus(origin, step, reach, side), ((step, reach),), part, -1,
-                                      1 + slot, slot))
+                legs = (((sign * move[0], sign * move[1]), reach),)
+                edges.append(TreeEdge(origin, walk(origin, legs, shape), legs, part, -1, 1 + slot, slot))
     # the edges whose destinations forward in the next phase
     frontier = [i for i, edge in enumerate(edges) if edge.slot == 0]
     for level in range(k - 1):
@@ -135,9 +129,9 @@ def tree_edges(k: int) -> tuple[TreeEdge, ...]:
                 edge = edges[parent]
                 move = _turn(right if across else up, edge.part)
                 for sign in (1, -1):
-                    step = (sign * move[0], sign * move[1])
-                    edges.append(TreeEdge(edge.destination, _plus(edge.destination, step, reach, side),
-                                          ((step, reach),), edge.part, parent, phase))
+                    legs = (((sign * move[0], sign * move[1]), reach),)
+                    edges.append(TreeEdge(edge.destination, walk(edge.destination, legs, shape), legs, edge.part,
+                                          parent, phase))
                     newest.append(len(edges) - 1)
             frontier = newest
     return tuple(edges)
@@ -158,7 +152,7 @@ def _delivered(edges, side):
 
 
 def _neighbours(node, side):
-    return [_plus(node, move, 1, side) for move in UNIT_MOVES]
+    return [walk(node, ((move, 1),), (side, side)) for move in UNIT_MOVES]
 
 
 def _fill_options(k, edges):
@@ -166,7 +160,7 @@ def _fill_options(k, edges):
     from the originator's start the node then is), 1-hop routes first."""
     side = 2 ** k - 1
     reached = _delivered(edges, side)
-    tree_arcs = {arc for edge in edges for arc in _arcs(edge, side)}
+    tree_arcs = {arc for edge in edges for arc in arcs(edge.sender, edge.legs, (side, side))}
     demands = []
     for y in range(side):
         for x in range(side):
@@ -256,13 +250,9 @@ def round_edges(k: int) -> tuple[TreeEdge, ...]:
     for d in sorted(fill):
         _, part, _ = demands[d]
         path = fill[d][0]
-        legs = tuple((_move_between(a, b, side), 1) for a, b in zip(path, path[1:]))
+        legs = tuple((unit_move(a, b, (side, side)), 1) for a, b in zip(path, path[1:]))
         edges.append(TreeEdge(path[0], path[-1], legs, part, reached[part][path[0]][0], 2 * k - 1))
     return tuple(edges)
-
-
-def _move_between(a, b, side):
-    return next(move for move in UNIT_MOVES if _plus(a, move, 1, side) == b)
 
 
 def plan(topology: Topology, source: int, packets: int = 1) -> SendPlan:
@@ -290,8 +280,8 @@ def plan(topology: Topology, source: int, packets: int = 1) -> SendPlan:
             else:
                 trigger, parent = TRIGGER_COPY, base + edge.parent
             piece = m if edge.part == X else packets + m
-            sends.append(Send(absolute(edge.sender, origin, side), trigger, parent,
-                              absolute(edge.destination, origin, side), segments(edge.legs), piece))
+            sends.append(Send(node_number(edge.sender, origin, (side, side)), trigger, parent,
+                              node_number(edge.destination, origin, (side, side)), segments(edge.legs), piece))
     return SendPlan("htree", topology, source, tuple(sends), pieces=2 * packets)
 
 

@@ -42,17 +42,10 @@ every leg passing through (only a circuit's end takes a copy).
 from __future__ import annotations
 
 from ..network.topology import Topology, require_int
-from .send_plan import (
-    PASS,
-    TRIGGER_COPY,
-    TRIGGER_DELIVERED,
-    TRIGGER_START,
-    Send,
-    SendPlan,
-)
+from .send_plan import TRIGGER_COPY, TRIGGER_DELIVERED, TRIGGER_START, Send, SendPlan
+from .torus_moves import MOVE_OF_PORT, node_number, segments, walk
 
 PLUS_X, PLUS_Y, MINUS_X, MINUS_Y = 0, 1, 2, 3
-STEP = {PLUS_X: (1, 0), PLUS_Y: (0, 1), MINUS_X: (-1, 0), MINUS_Y: (0, -1)}
 VARIANTS_10X10 = ("slanting", "square_blocks", "four_squares")
 SIZES = "5^k x 5^k (k >= 1), 10 x 10 and 5 x 10 (either way round)"
 
@@ -146,12 +139,8 @@ def _stretched(phase_routes: list[tuple[Route, ...]], x_factor: int, y_factor: i
 
 
 def _sends(topology: Topology, source: int, phase_routes: list[tuple[Route, ...]]) -> list[Send]:
-    width, height = (int(side) for side in topology.shape)
-    source_x, source_y = source % width, source // width
-
-    def node(offset: tuple[int, int]) -> int:
-        return (source_x + offset[0]) % width + width * ((source_y + offset[1]) % height)
-
+    width, height = shape = tuple(int(side) for side in topology.shape)
+    origin = (source % width, source // width)
     sends: list[Send] = []
     waits_for = {(0, 0): (TRIGGER_START, -1)}  # informed node (offset from the source) -> its next trigger
     for routes in phase_routes:
@@ -159,12 +148,10 @@ def _sends(topology: Topology, source: int, phase_routes: list[tuple[Route, ...]
         for sender, (trigger, parent) in waits_for.items():
             first = len(sends)
             for route in routes:
-                x, y = sender
-                for port, hops in route:
-                    x, y = x + STEP[port][0] * hops, y + STEP[port][1] * hops
-                destination = (x % width, y % height)
-                segments = tuple((port, hops, PASS) for port, hops in route)
-                sends.append(Send(node(sender), trigger, parent, node(destination), segments))
+                legs = tuple((MOVE_OF_PORT[port], hops) for port, hops in route)
+                destination = walk(sender, legs, shape)
+                sends.append(Send(node_number(sender, origin, shape), trigger, parent,
+                                  node_number(destination, origin, shape), segments(legs)))
                 next_waits[destination] = (TRIGGER_COPY, len(sends) - 1)
             longest = max(range(first, len(sends)), key=lambda i: sum(hops for _, hops, _ in sends[i].segments))
             next_waits[sender] = (TRIGGER_DELIVERED, longest)
