@@ -17,8 +17,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harts.config import defaults
-from harts.simulation import load_kernel
+from harts.machine.config import defaults
+from harts.machine.simulation import load_kernel
 from harts.tools.bench import benchmark
 
 NETWORKS = {

@@ -18,9 +18,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harts.config import defaults
-from harts.flit_simulation import FlitSimulation, packets
-from harts.patterns import synthetic_packets
+from harts.machine.config import defaults
+from harts.machine.flits import FlitSimulation, packets
+from harts.machine.patterns import synthetic_packets
 
 RATES = (0.1, 0.3)
 TARGET = 20e6

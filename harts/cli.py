@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .config import KEY_BY_NAME, MAX_CYCLES, bound, integer
+from .machine.config import KEY_BY_NAME, MAX_CYCLES, bound, integer
 from .errors import InputError, SimulationError
 
 
@@ -98,7 +98,7 @@ def _results_directory(text: str) -> str:
 
 
 def _config(path: str | None):
-    from .config import defaults, load_config
+    from .machine.config import defaults, load_config
     return load_config(path) if path else defaults()
 
 
@@ -137,16 +137,16 @@ def _check_length(config, args) -> None:
 
 
 def cmd_run(args) -> int:
-    from .config import load_config
+    from .machine.config import load_config
     from .controller import isa
     from .controller.microcode import assemble
-    from .simulation import Simulation
+    from .machine.simulation import Simulation
     config = load_config(args.config)
     if assemble(config.microcode_path()).switching != isa.SWITCHING_CUT_THROUGH:
         if args.link_map or args.packet_trace is not None:
             raise InputError("harts run: --link-map and --packet-trace draw cut-through runs; this config's "
                              "microprogram switches by wormhole or circuit")
-        from .flit_simulation import run_config
+        from .machine.flits import run_config
         _print(run_config(config, progress=sys.stderr.isatty()), args.json)
         return 0
     traced = args.packet_trace is not None
@@ -205,7 +205,7 @@ def _print_flit_calibration(cal, config, as_json: bool) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .config import load_config
+    from .machine.config import load_config
     from .tools.bench import benchmark, default_config
     config = load_config(args.config) if args.config else default_config()
     data = benchmark(config, load=args.load, cycles=args.cycles, seed=args.seed)
@@ -214,15 +214,15 @@ def cmd_bench(args) -> int:
 
 
 def cmd_broadcast(args) -> int:
-    from .plan_broadcast import ALGORITHMS
-    from .torus_broadcast import ALGORITHMS as TORUS_ALGORITHMS
+    from .broadcasts.plans import ALGORITHMS
+    from .broadcasts.torus import ALGORITHMS as TORUS_ALGORITHMS
     if args.algorithm in TORUS_ALGORITHMS:
         return _torus_broadcast(args)
     if args.packets is not None or args.variant is not None:
         raise InputError(f"harts broadcast: --packets and --variant are for tiling, dc and htree, not {args.algorithm}")
     if args.algorithm in ALGORITHMS:
         return _plan_broadcast(args)
-    from .broadcast import run_broadcast
+    from .broadcasts.kandlur_shin import run_broadcast
     from .network import node_count
     if args.partition is not None:
         raise InputError(f"harts broadcast: --partition is PCP's choice of sides, not {args.algorithm}'s")
@@ -252,7 +252,7 @@ def cmd_broadcast(args) -> int:
 def _plan_broadcast(args) -> int:
     """Papers 002 and 003 on the flit-level wormhole controller: the config names the network."""
     from .network.build import build_topology
-    from .plan_broadcast import make_plan, run_plan
+    from .broadcasts.plans import make_plan, run_plan
     if args.size is not None:
         raise InputError(f"harts broadcast: --size picks a hexagonal mesh for paper 000; {args.algorithm} runs on "
                          f"the config's network (--config)")
@@ -275,7 +275,7 @@ def _plan_broadcast(args) -> int:
 def _torus_broadcast(args) -> int:
     """Paper 004 on the flit-level circuit-switched controller: the config names the torus."""
     from .network import node_count
-    from .torus_broadcast import DEFAULT_LENGTH, run_torus_broadcast
+    from .broadcasts.torus import DEFAULT_LENGTH, run_torus_broadcast
     if args.size is not None or args.partition is not None:
         raise InputError(f"harts broadcast: --size and --partition are not {args.algorithm}'s; it runs on the "
                          f"config's torus (--config)")
@@ -308,7 +308,7 @@ def _interrupted(args) -> int:
 
 def _figures(args, numbers: list[int]) -> int:
     from .experiments.kandlur_shin.figures import reproduce
-    from .traffic import LOAD_BASES
+    from .machine.traffic import LOAD_BASES
     started = time.perf_counter()
     try:
         bases = LOAD_BASES if args.load_basis == "both" else (args.load_basis,)
@@ -567,8 +567,8 @@ def _node_list(text: str) -> list[int]:
 
 
 def cmd_trace(args) -> int:
-    from .config import load_config
-    from .simulation import Simulation
+    from .machine.config import load_config
+    from .machine.simulation import Simulation
     from .tools.trace import write_trace
     config = load_config(args.config)
     sim = Simulation(config)
@@ -598,7 +598,7 @@ def _sweep_options(parser) -> None:
 
 
 def _load_basis_option(parser) -> None:
-    from .traffic import LOAD_BASES
+    from .machine.traffic import LOAD_BASES
     parser.add_argument("--load-basis", choices=[*LOAD_BASES, "both"], default="both",
                         help="read the load as offered link utilisation, per-node generation, or both "
                              "(default: %(default)s; see traffic.uniform.load_basis)")
@@ -622,9 +622,9 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--json", action="store_true")
     cal.set_defaults(func=cmd_calibrate)
 
-    from .broadcast import ALGORITHM_CHOICES
-    from .plan_broadcast import ALGORITHMS as PLAN_ALGORITHMS
-    from .torus_broadcast import ALGORITHMS as TORUS_ALGORITHMS
+    from .broadcasts.kandlur_shin import ALGORITHM_CHOICES
+    from .broadcasts.plans import ALGORITHMS as PLAN_ALGORITHMS
+    from .broadcasts.torus import ALGORITHMS as TORUS_ALGORITHMS
     bcast = sub.add_parser("broadcast", help="run one broadcast and report its latency and copies")
     bcast.add_argument("--algorithm", required=True, choices=[*ALGORITHM_CHOICES, *PLAN_ALGORITHMS, *TORUS_ALGORITHMS])
     bcast.add_argument("--size", type=_mesh_size, help="paper 000's algorithms: run on the hexagonal mesh E-size "

@@ -4,7 +4,7 @@ import os
 from fractions import Fraction
 from pathlib import Path
 
-from harts.config import hex_config
+from harts.machine.config import hex_config
 
 
 def config(size=5, **overrides):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harts.config import defaults
+from harts.machine.config import defaults
 from harts.experiments.lee_shin.ata import (
     default_eta,
     frs_ata,
@@ -134,8 +134,8 @@ def test_vrs_on_the_engine_uses_table_one_links_and_takes_the_models_best_case()
     import numpy as np
 
     from harts.controller import state as st
-    from harts.simulation import Simulation
-    from harts.traffic import initiations
+    from harts.machine.simulation import Simulation
+    from harts.machine.traffic import initiations
 
     config = defaults().with_values(topology={"kind": "hypercube", "dimension": 4}, microcode="vrs",
                                     np__program="vrs")
@@ -422,8 +422,8 @@ def test_one_vsq_broadcast_on_the_engine_uses_the_models_links_and_latency():
 
     from harts.controller import state as st
     from harts.reference.vsq import legs, slowest, walk
-    from harts.simulation import Simulation
-    from harts.traffic import initiations
+    from harts.machine.simulation import Simulation
+    from harts.machine.traffic import initiations
 
     m = 5
     config = defaults().with_values(topology={"kind": "torus", "dims": [m, m]}, np__program="vsq")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harts.cli import main
-from harts.config import load_config
+from harts.machine.config import load_config
 from harts.controller.microcode import assemble
 from harts.errors import InputError
 
@@ -91,7 +91,7 @@ def test_program_that_runs_off_the_end(tmp_path):
     ("run:\n  cycles: 5\n cycles: 4\n", None, "invalid YAML"),
 ])
 def test_config_errors_name_the_line(tmp_path, text, line, words):
-    from harts.simulation import Simulation
+    from harts.machine.simulation import Simulation
     path = write(tmp_path, "bad.yaml", text)
     with pytest.raises(InputError) as err:
         Simulation(load_config(path))
@@ -101,7 +101,7 @@ def test_config_errors_name_the_line(tmp_path, text, line, words):
 
 
 def test_missing_traffic_field_names_line(tmp_path):
-    from harts.simulation import Simulation
+    from harts.machine.simulation import Simulation
     path = write(tmp_path, "bad.yaml", """
         topology: {kind: hex, size: 3}
         traffic:
@@ -170,7 +170,7 @@ def test_broadcast_arguments(args, words):
     ("bmu:\n  when_full: sometimes\n", 2, "must be drop or wait"),
 ])
 def test_fault_config_errors_name_the_line(tmp_path, text, line, words):
-    from harts.simulation import Simulation
+    from harts.machine.simulation import Simulation
     path = write(tmp_path, "bad.yaml", text)
     with pytest.raises(InputError) as err:
         Simulation(load_config(path))
@@ -308,7 +308,7 @@ def test_numbers_written_with_an_exponent_are_the_numbers_meant(tmp_path):
 
 
 def test_values_set_in_code_are_checked_as_a_files_are():
-    from harts.config import hex_config
+    from harts.machine.config import hex_config
     with pytest.raises(InputError, match="'run.cycles' must be in 1..2\\^40, got 0"):
         hex_config(3, run__cycles=0)
     with pytest.raises(InputError, match="'reception.rule' must be majority or first-valid"):
@@ -316,7 +316,7 @@ def test_values_set_in_code_are_checked_as_a_files_are():
 
 
 def test_the_spare_nodes_by_default_are_never_drawn(capsys, tmp_path):
-    from harts.simulation import Simulation
+    from harts.machine.simulation import Simulation
     config = load_config(write(tmp_path, "c.yaml", "topology: {kind: hex, size: 3}\nfaults: {random_crashed: 18}\n"))
     assert list(Simulation(config).faults.faulty_nodes) == list(range(1, 19))  # all but faults.spare: [0]
 
@@ -453,7 +453,7 @@ def test_unreachable_dask_scheduler_fails_within_seconds(capsys, tmp_path, monke
 
 
 def test_trace_stops_when_the_run_is_over(capsys, tmp_path):
-    from harts.simulation import load_kernel
+    from harts.machine.simulation import load_kernel
     load_kernel()
     out = tmp_path / "t.vcd"
     started = time.perf_counter()

@@ -3,8 +3,8 @@
 from fractions import Fraction
 
 from harts.controller import state as S
-from harts.simulation import Simulation
-from harts.traffic import unicast
+from harts.machine.simulation import Simulation
+from harts.machine.traffic import unicast
 
 from .helpers import closed_form, config
 

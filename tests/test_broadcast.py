@@ -7,7 +7,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harts.broadcast import run_broadcast
+from harts.broadcasts.kandlur_shin import run_broadcast
 from harts.reference.kandlur_shin import best_case_latency, broadcast_copies
 from harts.tools.calibrate import calibrate
 

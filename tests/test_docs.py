@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from harts.config import KEYS
+from harts.machine.config import KEYS
 from harts.controller import isa
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,7 +29,7 @@ def test_isa_document_covers_every_instruction_condition_route_and_pseudo_field(
 
 
 def test_default_config_file_matches_declared_defaults():
-    from harts.config import load_config
+    from harts.machine.config import load_config
     config = load_config(REPO / "configs" / "default.yaml")
     for key in KEYS:
         value = config[key.name]

@@ -5,12 +5,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from harts.config import load_config
+from harts.machine.config import load_config
 from harts.controller import state as S
 from harts.errors import SimulationError
-from harts.simulation import Simulation
+from harts.machine.simulation import Simulation
 from harts.tools.calibrate import calibrate
-from harts.traffic import unicast, worms
+from harts.machine.traffic import unicast, worms
 
 from .helpers import closed_form, config
 

@@ -6,14 +6,14 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from harts.broadcast import run_broadcast
+from harts.broadcasts.kandlur_shin import run_broadcast
 from harts.controller import state as S
 from harts.faults.fault_set import BEHAVIOURS, FaultSet, random_faults
 from harts.faults.reception import decide
 from harts.faults.tolerance import deadline_ticks, tolerance
 from harts.np.kandlur_shin import ALGORITHMS
-from harts.simulation import Simulation
-from harts.traffic import initiations
+from harts.machine.simulation import Simulation
+from harts.machine.traffic import initiations
 
 from .helpers import config, nothing_cut_off
 

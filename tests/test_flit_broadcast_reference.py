@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harts.config import defaults
+from harts.machine.config import defaults
 from harts.controller.flits.params import FlitParams
 from harts.controller.microcode import assemble
 from harts.network.build import build_topology
@@ -264,7 +264,7 @@ def random_broadcast_workload(topology, seed, count, spread, circuit=False):
 
 def kernel_packets(sends, slots, topology):
     """The kernel's arrays of the same packets (a coded worm's destination: where its route ends)."""
-    from harts.flit_simulation import packets
+    from harts.machine.flits import packets
 
     segments = np.zeros((len(sends), slots, 3), np.int64)
     for i, send in enumerate(sends):
@@ -281,7 +281,7 @@ def alone(topology, program, p, send):
 
 
 def kernel_machine(spec, C, V=2, B=8, program=CODED_PATH, setup="wait"):
-    from harts.flit_simulation import FlitSimulation
+    from harts.machine.flits import FlitSimulation
 
     config = defaults().with_values(topology=spec, microcode=str(program), flow__virtual_channels=V,
                                     flow__buffer_flits=B, flow__np_channels=C, flow__circuit_setup=setup,

@@ -4,10 +4,10 @@ forms, its deadlock report and its invariants."""
 import numpy as np
 import pytest
 
-from harts.config import MICROCODE_DIR, defaults
+from harts.machine.config import MICROCODE_DIR, defaults
 from harts.controller.flits.params import FlitParams
 from harts.errors import InputError
-from harts.flit_simulation import DeadlockError, FlitSimulation, packets
+from harts.machine.flits import DeadlockError, FlitSimulation, packets
 from harts.reference import flits as reference
 from harts.tools.calibrate import calibrate_flits
 

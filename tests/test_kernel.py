@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harts.config import defaults, load_config
+from harts.machine.config import defaults, load_config
 from harts.controller import state as S
 from harts.errors import InputError, SimulationError
-from harts.simulation import Simulation
+from harts.machine.simulation import Simulation
 from harts.tools.calibrate import calibrate
-from harts.traffic import initiations, unicast, worms
+from harts.machine.traffic import initiations, unicast, worms
 
 from .helpers import closed_form, config
 

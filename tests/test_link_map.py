@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harts.config import defaults
+from harts.machine.config import defaults
 from harts.network import build_topology
-from harts.simulation import Simulation
+from harts.machine.simulation import Simulation
 from harts.tools.link_map import KEEP_RIGHT, STUB, draw_link_map, link_strokes
-from harts.traffic import unicast
+from harts.machine.traffic import unicast
 
 from .helpers import nothing_cut_off, unwritable_directory
 

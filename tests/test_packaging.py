@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harts.config import load_config
+from harts.machine.config import load_config
 from harts.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,7 +37,7 @@ def test_a_built_package_holds_every_module_and_finds_the_shipped_files(tmp_path
     assert files(package / "microcode", "*") == files(REPO / "microcode", "*")
     assert files(package / "configs", "*") == files(REPO / "configs", "*")
     # From anywhere else, a shipped config is found by its name and its microprogram by the config's.
-    probe = ("import harts, harts.config as c; config = c.load_config('store_and_forward_e9'); "
+    probe = ("import harts, harts.machine.config as c; config = c.load_config('store_and_forward_e9'); "
              "print(harts.__file__, config.path, config.microcode_path())")
     found = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(built)},
                            check=True, capture_output=True, text=True).stdout.split()

@@ -5,9 +5,9 @@ from collections import defaultdict
 from fractions import Fraction
 
 from harts.cli import main
-from harts.config import load_config
+from harts.machine.config import load_config
 from harts.controller import state as S
-from harts.simulation import Simulation
+from harts.machine.simulation import Simulation
 
 CONFIG = """\
 topology: {kind: hex, size: 5}

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from harts.network import build_topology
-from harts.patterns import (
+from harts.machine.patterns import (
     LOAD_BASIS,
     PATTERNS,
     channel_loads,

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harts.config import hex_config
+from harts.machine.config import hex_config
 from harts.controller import state as S
-from harts.simulation import Simulation
-from harts.traffic import Traffic
+from harts.machine.simulation import Simulation
+from harts.machine.traffic import Traffic
 
 GOLDEN = Path(__file__).parent / "golden"
 META = json.loads((GOLDEN / "engine_v1.json").read_text())

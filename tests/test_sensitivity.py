@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from harts.experiments.kandlur_shin import sensitivity as sweep
-from harts.traffic import PAPER_LENGTH_PROBABILITIES, PAPER_LENGTHS
+from harts.machine.traffic import PAPER_LENGTH_PROBABILITIES, PAPER_LENGTHS
 
 from .helpers import nothing_cut_off
 

@@ -5,8 +5,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from harts.config import load_config
-from harts.simulation import Simulation
+from harts.machine.config import load_config
+from harts.machine.simulation import Simulation
 from harts.tools.trace import write_trace
 
 REPO = Path(__file__).resolve().parent.parent

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from harts.network import build_topology
-from harts.traffic import paper_destinations, paper_mean_hops, paper_node_load
+from harts.machine.traffic import paper_destinations, paper_mean_hops, paper_node_load
 
 
 @pytest.mark.parametrize("n", [3, 5, 7, 9, 12])

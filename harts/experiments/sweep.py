@@ -15,7 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from ..errors import InputError
-from ..simulation import load_kernel
+from ..machine.simulation import load_kernel
 
 DASK_CONNECT_SECONDS = 5
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..config import Config
+from ..machine.config import Config
 from ..controller import state as S
 from ..network import Topology
 from ..yamlsource import Located

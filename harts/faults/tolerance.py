@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..broadcast import broadcast_traffic
-from ..config import Config
+from ..broadcasts.kandlur_shin import broadcast_traffic
+from ..machine.config import Config
 from ..controller import state as S
 from ..np.kandlur_shin import ALGORITHMS
-from ..simulation import Simulation
-from ..traffic import initiations
+from ..machine.simulation import Simulation
+from ..machine.traffic import initiations
 from .fault_set import FaultSet, random_faults
 from .reception import decide
 

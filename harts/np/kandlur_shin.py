@@ -20,6 +20,7 @@ transcription of the paper's pseudo-code used to test this one.
 
 import numpy as np
 
+from .kandlur_shin_checks import problems
 from .program import (
     E_ARGUMENT,
     E_DIRECTION,
@@ -190,8 +191,7 @@ def _parameters(topology) -> np.ndarray:
 
 
 def _check(result) -> list[str]:
-    from .kandlur_shin_checks import problems
-    return problems(result)
+    return problems(result, COPIES, MARKED)
 
 
 PROGRAM = Program(

@@ -13,9 +13,9 @@ from ..controller import state as S
 from ..controller.state import TRAFFIC_INITIATE
 
 
-def problems(result) -> list[str]:
-    from .kandlur_shin import COPIES, MARKED
-
+def problems(result, copies_of_algorithm: dict[int, int], marked: int) -> list[str]:
+    """The violations found in a run kept with its logs; `copies_of_algorithm` (initiation argument -> copies
+    each node gets) and `marked` (the flags bit of a copy whose forward failed) are the program's."""
     dl, pl, topo = result.deliveries, result.packets, result.topology
     copies = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_DIRECTION)[0]
     if not len(copies):
@@ -56,8 +56,8 @@ def problems(result) -> list[str]:
         wanted = dl[S.DL_SERIAL, d] * 8 + pl[S.PL_DIR, short]
         at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
         continuations = np.where((len(keys) > 0) & (keys[at] == wanted), counts[at], 0)
-        marked = result.header("flags")[d] & MARKED != 0
-        bad = np.nonzero((continuations != 1) | ~marked)[0]
+        was_marked = result.header("flags")[d] & marked != 0
+        bad = np.nonzero((continuations != 1) | ~was_marked)[0]
         if len(bad):
             q, dd = short[bad[0]], d[bad[0]]
             found.append(f"{len(bad)} worms stopped short without exactly one continuation "
@@ -67,12 +67,13 @@ def problems(result) -> list[str]:
     faults = result.faults
     if traffic is None or faults.node_fault.any() or faults.dead_transmitters.any():
         return found
-    starts = np.nonzero((traffic.kind == TRAFFIC_INITIATE) & np.isin(traffic.argument, list(COPIES)))[0]
+    broadcasts = np.isin(traffic.argument, list(copies_of_algorithm))
+    starts = np.nonzero((traffic.kind == TRAFFIC_INITIATE) & broadcasts)[0]
     if len(starts):
         n = topo.n_nodes
         rows, which = result.copies_of(starts)
         per_node = np.bincount(which * n + dl[S.DL_NODE, rows], minlength=len(starts) * n).reshape(len(starts), n)
-        expected_copies = np.array([COPIES[int(a)] for a in traffic.argument[starts]])[:, None] \
+        expected_copies = np.array([copies_of_algorithm[int(a)] for a in traffic.argument[starts]])[:, None] \
             * np.ones(n, dtype=np.int64)
         expected_copies[np.arange(len(starts)), traffic.source[starts]] = 0
         wrong = np.argwhere(per_node != expected_copies)

@@ -3,8 +3,8 @@ traffic, the kernel's loading or compilation excluded and reported apart."""
 
 from __future__ import annotations
 
-from ..config import Config, hex_config
-from ..simulation import Simulation
+from ..machine.config import Config, hex_config
+from ..machine.simulation import Simulation
 
 
 def default_config() -> Config:

@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..config import Config
+from ..machine.config import Config
 from ..controller import state
 from ..errors import InputError
-from ..simulation import Simulation
-from ..traffic import unicast
+from ..machine.simulation import Simulation
+from ..machine.traffic import unicast
 
 LENGTHS = (64, 128, 512)
 
@@ -98,7 +98,7 @@ def calibrate_flits(config: Config, lengths=FLIT_LENGTHS) -> FlitCalibration:
     Wormhole: S + r*M + (h-1)*d with M in flits. Circuit: alpha + h*delta + L*tau as paper 004 writes it,
     L the data flits."""
     from ..controller import isa
-    from ..flit_simulation import FlitSimulation, packets
+    from ..machine.flits import FlitSimulation, packets
 
     sim = FlitSimulation(config)
     topo = sim.topology

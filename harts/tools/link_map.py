@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..network import Topology
-from ..results import Result
+from ..machine.results import Result
 from .text import balanced_lines
 
 # Lengths in drawing units, where neighbouring grid points are one unit apart.

@@ -10,7 +10,7 @@ import string
 
 import numpy as np
 
-from ..broadcast import BroadcastRun
+from ..broadcasts.kandlur_shin import BroadcastRun
 from ..network.hexmesh import UNIT
 
 START_STYLE = {"color": "tab:orange", "lw": 2.2}

@@ -28,11 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...config import CONFIGS_DIR, load_config
+from ...machine.config import CONFIGS_DIR, load_config
 from ...errors import SimulationError
-from ...flit_simulation import DeadlockError
+from ...machine.flits import DeadlockError
 from ...network.build import build_topology
-from ...plan_broadcast import make_plan, run_plan
+from ...broadcasts.plans import make_plan, run_plan
 from ..sweep import run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "t3d_mesh_8x8.yaml"
@@ -92,7 +92,7 @@ def t3d_config(side: int):
 def uniform_bound(side: int) -> float:
     """The channel-load bound of uniform traffic under dimension-order routing on the side x side mesh, in
     flits/node/cycle at one flit per cycle: the busiest links are the middle ones, each carrying side/4 x
-    N/(N-1) of a node's rate. Equals harts.patterns.throughput_bound(..., "uniform") (tests check it), which
+    N/(N-1) of a node's rate. Equals harts.machine.patterns.throughput_bound(..., "uniform") (tests check it), which
     takes half a minute on 64x64."""
     n = side * side
     return 4 * (n - 1) / (side * n)

@@ -27,8 +27,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...config import CONFIGS_DIR, load_config
-from ...flit_simulation import DeadlockError
+from ...machine.config import CONFIGS_DIR, load_config
+from ...machine.flits import DeadlockError
 from ...network.build import build_topology
 from ...np import mesh_hypercube
 from ...np.send_plan import (
@@ -39,7 +39,7 @@ from ...np.send_plan import (
     send_steps,
     shared_links_by_step,
 )
-from ...plan_broadcast import run_plan
+from ...broadcasts.plans import run_plan
 from ..sweep import markdown_table, run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "t3d_mesh_8x8.yaml"

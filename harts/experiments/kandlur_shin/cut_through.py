@@ -14,11 +14,11 @@ import argparse
 
 import numpy as np
 
-from ...config import hex_config
+from ...machine.config import hex_config
 from ...controller import state as S
 from ...np.kandlur_shin import ALGORITHMS, MARKED
-from ...simulation import Simulation
-from ...traffic import paper_workload
+from ...machine.simulation import Simulation
+from ...machine.traffic import paper_workload
 
 LOADS = (0.05, 0.3, 0.5, 0.7)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...tools.text import balanced_lines
-from ...traffic import LOAD_BASES
+from ...machine.traffic import LOAD_BASES
 from ..sweep import run_tasks, write_csv
 from .claims import check_all
 from .points import (

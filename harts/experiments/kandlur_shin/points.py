@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ...config import hex_config
+from ...machine.config import hex_config
 from ...controller import state as S
 from ...np.kandlur_shin import ALGORITHMS
-from ...results import utilisations
-from ...simulation import Simulation
-from ...traffic import (
+from ...machine.results import utilisations
+from ...machine.simulation import Simulation
+from ...machine.traffic import (
     PAPER_BROADCAST_PROBABILITY,
     PAPER_MEAN_LENGTH,
     paper_node_load,

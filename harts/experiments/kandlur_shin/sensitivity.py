@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ...reference.kandlur_shin import best_case_latency, broadcast_copies
 from ...tools.calibrate import calibrate
-from ...traffic import PAPER_LENGTH_PROBABILITIES, PAPER_LENGTHS, PAPER_MEAN_LENGTH
+from ...machine.traffic import PAPER_LENGTH_PROBABILITIES, PAPER_LENGTHS, PAPER_MEAN_LENGTH
 from ..sweep import run_tasks, write_csv
 from .points import FULL, QUICK, Point, SaturationProbe, paired_increase
 

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...config import Config
+from ...machine.config import Config
 from ...controller import state as S
 from ...errors import InputError, SimulationError
 from ...network import node_count, port_count
@@ -28,9 +28,9 @@ from ...reference.ihc import senders
 from ...reference.rs import rs_hops
 from ...reference.vsq import longest as vsq_longest
 from ...reference.vsq import slowest as vsq_slowest
-from ...simulation import Simulation
+from ...machine.simulation import Simulation
 from ...tools.calibrate import calibrate
-from ...traffic import Traffic, build_traffic, initiations
+from ...machine.traffic import Traffic, build_traffic, initiations
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...config import Config
+from ...machine.config import Config
 from ...faults.fault_set import faults_from_config
 from ...faults.tolerance import ToleranceRow
 from ...network import build_topology

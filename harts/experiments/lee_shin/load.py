@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...config import defaults
+from ...machine.config import defaults
 from ..sweep import run_tasks, write_csv
 from .ata import run_algorithm
 

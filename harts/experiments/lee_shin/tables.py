@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ...config import defaults
+from ...machine.config import defaults
 from ..sweep import write_csv
 from .ata import MARK_CYCLES, run_algorithm
 

@@ -5,7 +5,7 @@ microprogram (wormhole.yaml by default: dimension-order routing, 2 VCs with the 
 Each point is one run: Poisson arrivals for WARMUP + MEASURE cycles, then every packet is delivered. Latency
 is creation to delivery (source queueing included) of the packets created in the measurement window;
 accepted throughput is the data flits delivered during the window per node and cycle. The offered loads
-are fractions of each pattern's channel-load bound (harts.patterns.throughput_bound), up to past it, so
+are fractions of each pattern's channel-load bound (harts.machine.patterns.throughput_bound), up to past it, so
 the saturation throughput (the largest accepted throughput of the sweep) can be set against that bound.
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ...config import defaults
-from ...flit_simulation import FlitSimulation, packets
+from ...machine.config import defaults
+from ...machine.flits import FlitSimulation, packets
 from ...network.build import build_topology
-from ...patterns import PATTERNS, synthetic_packets, throughput_bound
+from ...machine.patterns import PATTERNS, synthetic_packets, throughput_bound
 from ..sweep import run_tasks, write_csv
 
 NETWORKS = {"mesh 8x8": {"kind": "mesh", "dims": [8, 8]}, "torus 8x8": {"kind": "torus", "dims": [8, 8]}}

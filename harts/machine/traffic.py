@@ -22,9 +22,9 @@ from .config import (
     integer,
     real,
 )
-from .controller.state import TRAFFIC_INITIATE, TRAFFIC_UNICAST
-from .network import Topology
-from .yamlsource import Located
+from ..controller.state import TRAFFIC_INITIATE, TRAFFIC_UNICAST
+from ..network import Topology
+from ..yamlsource import Located
 
 CHUNK_PACKETS = 1 << 16  # uniform packets drawn at a time
 LOAD_BASES = KEY_BY_NAME["traffic.uniform.load_basis"].choices  # the readings of a load

@@ -1,13 +1,13 @@
 """The plain Python API: build the machine from a config, run traffic on it, get results back.
 
     sim = Simulation(load_config("configs/uniform_e9.yaml"))
-    result = sim.run()            # or sim.run(traffic) with traffic built by harts.traffic
+    result = sim.run()            # or sim.run(traffic) with traffic built by harts.machine.traffic
     result.summary()
 
 The machine's tables are allocated once per run (harts.controller.state); the numba kernel
 (harts.controller.engine) does all per-tick work and returns whenever a pool needs to grow, a log needs
 draining, more traffic is due, or a slice of simulated time has passed. The invariants are checked on
-what the logs give back, as they are drained, and at the end (harts.invariants).
+what the logs give back, as they are drained, and at the end (harts.machine.invariants).
 """
 
 from __future__ import annotations
@@ -20,16 +20,16 @@ from fractions import Fraction
 import numpy as np
 
 from .config import Config, hex_config
-from .controller import isa
-from .controller import state as S
-from .controller.engine import compiled_kernel, run_kernel
-from .controller.microcode import Microprogram, assemble
-from .errors import InputError, SimulationError
-from .faults.fault_set import FaultSet, faults_from_config
+from ..controller import isa
+from ..controller import state as S
+from ..controller.engine import compiled_kernel, run_kernel
+from ..controller.microcode import Microprogram, assemble
+from ..errors import InputError, SimulationError
+from ..faults.fault_set import FaultSet, faults_from_config
 from .invariants import RunChecks
-from .kernel_cache import kernel_is_cached
-from .network import Topology, build_topology, node_count, port_count
-from .np.program import MAX_SENDS, S_HEADER, Program, load_program
+from ..kernel_cache import kernel_is_cached
+from ..network import Topology, build_topology, node_count, port_count
+from ..np.program import MAX_SENDS, S_HEADER, Program, load_program
 from .results import Counters, Recorder, Result
 from .traffic import Traffic, TrafficSource, build_traffic, unicast
 

@@ -15,10 +15,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .yamlsource import Located, load_located, located
+from ..errors import InputError
+from ..yamlsource import Located, load_located, located
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent  # harts/
 
 
 def shipped(directory: str) -> Path:
@@ -237,7 +237,7 @@ class Config:
 
     def np_program_path(self) -> Path | None:
         """The .py file of the NP program, or None for a built-in one."""
-        from .np.program import BUILT_IN
+        from ..np.program import BUILT_IN
         name = self["np.program"]
         if name in BUILT_IN:
             return None

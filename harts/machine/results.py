@@ -12,9 +12,9 @@ from fractions import Fraction
 import numpy as np
 
 from .config import Config
-from .controller import state as S
-from .errors import SimulationError
-from .network import Topology
+from ..controller import state as S
+from ..errors import SimulationError
+from ..network import Topology
 from .traffic import links_per_node, uniform_node_load
 
 NP_UID_BASE = S.NP_UID_BASE

@@ -20,14 +20,14 @@ import importlib
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .config import Config
-from .controller import isa
-from .errors import InputError, SimulationError
-from .network.build import build_topology, node_count
-from .np.send_plan import circuit_schedule, send_steps
-from .plan_broadcast import PlanRun, flit_config, run_plan
-from .simulation import _gigabytes, available_memory
-from .tools.calibrate import LinearCost, measure_linear_cost
+from ..machine.config import Config
+from ..controller import isa
+from ..errors import InputError, SimulationError
+from ..network.build import build_topology, node_count
+from ..np.send_plan import circuit_schedule, send_steps
+from .plans import PlanRun, flit_config, run_plan
+from ..machine.simulation import _gigabytes, available_memory
+from ..tools.calibrate import LinearCost, measure_linear_cost
 
 ALGORITHMS = {"tiling": "tiling", "dc": "divide_and_conquer", "htree": "h_tree"}  # name -> module of harts.np
 DEFAULT_LENGTH = 100  # flits

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .controller import state as S
-from .errors import SimulationError
+from ..controller import state as S
+from ..errors import SimulationError
 
 
 class RunChecks:

@@ -12,12 +12,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from .config import Config
-from .controller import state as S
-from .np.kandlur_shin import ALGORITHMS, COPIES, MARKED
-from .results import Result
-from .simulation import Simulation
-from .traffic import Traffic, build_traffic, initiations
+from ..machine.config import Config
+from ..controller import state as S
+from ..np.kandlur_shin import ALGORITHMS, COPIES, MARKED
+from ..machine.results import Result
+from ..machine.simulation import Simulation
+from ..machine.traffic import Traffic, build_traffic, initiations
 
 ALGORITHM_CHOICES = tuple(ALGORITHMS)
 

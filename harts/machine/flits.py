@@ -13,14 +13,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .config import Config
-from .controller import isa
-from .controller.flits import state as S
-from .controller.flits.kernel import run_flits
-from .controller.flits.params import FlitParams
-from .controller.microcode import Microprogram, assemble
-from .controller.state import ROUTE_DESTINATION, ROUTE_SEGMENTS
-from .errors import InputError, SimulationError
-from .network.build import build_topology, node_count, port_count
+from ..controller import isa
+from ..controller.flits import state as S
+from ..controller.flits.kernel import run_flits
+from ..controller.flits.params import FlitParams
+from ..controller.microcode import Microprogram, assemble
+from ..controller.state import ROUTE_DESTINATION, ROUTE_SEGMENTS
+from ..errors import InputError, SimulationError
+from ..network.build import build_topology, node_count, port_count
 from .simulation import _gigabytes, _topology_error, available_memory
 
 FLOW_VIAS = (isa.VIA_DIMENSION_ORDER, isa.VIA_ADAPTIVE, isa.VIA_SEGMENT)

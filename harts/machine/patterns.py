@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .network.grid import grid_coordinates
-from .network.topology import Topology, require_int
+from ..network.grid import grid_coordinates
+from ..network.topology import Topology, require_int
 
 PATTERNS = ("uniform", "transpose", "bit_complement", "hotspot")
 ROUTINGS = ("dimension_order",)

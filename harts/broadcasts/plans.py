@@ -14,26 +14,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import Config
-from .controller import isa
-from .controller.flits import state as S
-from .controller.microcode import assemble
-from .errors import InputError, SimulationError
-from .flit_simulation import (
+from ..machine.config import Config
+from ..controller import isa
+from ..controller.flits import state as S
+from ..controller.microcode import assemble
+from ..errors import InputError, SimulationError
+from ..machine.flits import (
     FlitResult,
     FlitSimulation,
     Packets,
     config_packets,
     packets,
 )
-from .np import (
+from ..np import (
     coded_path,
     dominating_nodes,
     mesh_hypercube,
     network_partitioning,
     recursive_doubling,
 )
-from .np.send_plan import (
+from ..np.send_plan import (
     TRIGGER_COPY,
     TRIGGER_DELIVERED,
     TRIGGER_SENT,
