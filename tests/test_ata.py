@@ -133,7 +133,7 @@ def test_rs_gives_every_node_m_copies_over_internally_node_disjoint_paths(m):
 def test_vrs_on_the_engine_uses_table_one_links_and_takes_the_models_best_case():
     import numpy as np
 
-    from harts.controller import state as st
+    from harts.controller import records as st
     from harts.machine.simulation import Simulation
     from harts.machine.traffic import initiations
 
@@ -420,7 +420,7 @@ def test_the_vsq_pattern_fails_on_even_tori_which_vsq_refuses():
 def test_one_vsq_broadcast_on_the_engine_uses_the_models_links_and_latency():
     import numpy as np
 
-    from harts.controller import state as st
+    from harts.controller import records as st
     from harts.reference.vsq import legs, slowest, walk
     from harts.machine.simulation import Simulation
     from harts.machine.traffic import initiations

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from harts.controller import state as S
+from harts.controller import records as R
 from harts.machine.simulation import Simulation
 from harts.machine.traffic import unicast
 
@@ -19,7 +19,7 @@ def test_an_idle_interface_asleep_until_a_stored_packet_is_whole_wakes_for_one_r
     cfg = config(5, bmu__bus_interfaces=1)
     traffic = unicast([0, 0, 100], [V, A, V], [B, B, A], [512, 1024, 64])
     result = Simulation(cfg).run(traffic)
-    assert result.packet(1)[S.PL_STORES] == 1
+    assert result.packet(1)[R.PL_STORES] == 1
     S_, r, _ = closed_form(cfg)
     assert result.unicast_latency(2) == S_ + r * 64
     assert result.unicast_latency(2) < Fraction(30)
@@ -38,7 +38,7 @@ def test_one_queue_blocks_a_packet_for_a_free_output_behind_one_for_a_busy_outpu
     S_, r, _ = closed_form(cfg)
     # Q3 waits until Q1's interface is done: Q1's 512 bytes take 512/6 cycles on the link
     assert result.unicast_latency(2) > S_ + r * 64 + Fraction(512, 6) - 4
-    assert result.packet(2)[S.PL_CONTENTION] & S.CONTENTION_QUEUED
+    assert result.packet(2)[R.PL_CONTENTION] & R.CONTENTION_QUEUED
 
 
 def test_per_output_queues_let_a_packet_for_a_free_output_pass():
@@ -47,7 +47,7 @@ def test_per_output_queues_let_a_packet_for_a_free_output_pass():
     # Q3 leaves as soon as the second interface has given Q2 back: wait_header, branch and the refused
     # forward take 3 cycles from Q2's ready tick, one after Q3's, so Q3 starts 2 cycles late
     assert result.unicast_latency(2) == S_ + r * 64 + 2
-    assert result.packet(1)[S.PL_CONTENTION] & S.CONTENTION_RETRIED
+    assert result.packet(1)[R.PL_CONTENTION] & R.CONTENTION_RETRIED
     assert result.unicast_latency(1) > result.unicast_latency(0)  # behind Q1 on the same link
 
 

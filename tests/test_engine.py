@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from harts.machine.config import load_config
+from harts.controller import records as R
 from harts.controller import state as S
 from harts.errors import SimulationError
 from harts.machine.simulation import Simulation
@@ -66,9 +67,9 @@ def test_receiver_keeps_up_with_a_stream_of_packets_of_64_bytes_or_more():
     k = len(lengths)
     result = sim.run(unicast(np.zeros(k), np.zeros(k), np.ones(k), lengths))
     # BMU contexts may overtake each other, so compare in delivery order
-    order = np.argsort(result.deliveries[S.DL_TICK])
-    times = result.deliveries[S.DL_TICK, order]
-    delivered_lengths = lengths[result.deliveries[S.DL_UID, order]]
+    order = np.argsort(result.deliveries[R.DL_TICK])
+    times = result.deliveries[R.DL_TICK, order]
+    delivered_lengths = lengths[result.deliveries[R.DL_UID, order]]
     assert np.array_equal(np.diff(times), delivered_lengths[1:] + 8)
 
 
@@ -79,7 +80,7 @@ def test_uniform_load_is_deterministic_and_consistent():
     assert np.array_equal(a.deliveries, b.deliveries)
     assert np.array_equal(a.packets, b.packets)
     c = Simulation(cfg.with_values(run__seed=2)).run()
-    assert not np.array_equal(a.deliveries[S.DL_TICK], c.deliveries[S.DL_TICK])
+    assert not np.array_equal(a.deliveries[R.DL_TICK], c.deliveries[R.DL_TICK])
     summary = a.summary()
     assert summary["packets"] == summary["deliveries"] > 1000
     # load 0.3 is the offered mean link utilisation (traffic.uniform.load_basis: link), what the
@@ -130,13 +131,13 @@ def test_broadcast_worm_is_teed_at_every_node_at_zero_load():
     for direction in range(6):
         result = sim.run(worms([0], [5], [direction], [n - 1], [128]))
         dl = result.deliveries
-        assert len(dl[S.DL_NODE]) == n - 1
+        assert len(dl[R.DL_NODE]) == n - 1
         v = 5
         for hop in range(1, n):
             v = int(sim.topology.neighbours[v, direction])
-            row = np.nonzero(dl[S.DL_NODE] == v)[0]
+            row = np.nonzero(dl[R.DL_NODE] == v)[0]
             assert len(row) == 1
-            assert Fraction(int(dl[S.DL_TICK, row[0]]), 6) == S_ + r * 128 + (hop - 1) * d
+            assert Fraction(int(dl[R.DL_TICK, row[0]]), 6) == S_ + r * 128 + (hop - 1) * d
             assert result.header("distance")[row[0]] == n - 1 - hop
             assert result.header("flags")[row[0]] == 0
         assert result.stats[S.ST_CUT_THROUGHS] == n - 2
@@ -149,15 +150,15 @@ def test_blocked_relay_delivers_one_marked_copy_and_the_node_forwards_it():
     traffic = traffic.concatenate([traffic, worms([5], [0], [0], [4], [64])])
     result = sim.run(traffic)
     dl, pl = result.deliveries, result.packets
-    worm = dl[S.DL_ROUTE] == S.ROUTE_DIRECTION
-    nodes = dl[S.DL_NODE, worm]
+    worm = dl[R.DL_ROUTE] == R.ROUTE_DIRECTION
+    nodes = dl[R.DL_NODE, worm]
     assert sorted(nodes.tolist()) == [1, 2, 3, 4]
-    at_2 = np.nonzero(worm & (dl[S.DL_NODE] == 2))[0][0]
+    at_2 = np.nonzero(worm & (dl[R.DL_NODE] == 2))[0][0]
     assert result.header("flags")[at_2] == 1  # marked
     # node 2's NP sent the rest of the worm as a new packet that continues from there
-    resent = np.nonzero(pl[S.PL_PARENT] == dl[S.DL_SERIAL, at_2])[0]
+    resent = np.nonzero(pl[R.PL_PARENT] == dl[R.DL_SERIAL, at_2])[0]
     assert len(resent) == 1
-    assert pl[S.PL_SENDER, resent[0]] == 2
+    assert pl[R.PL_SENDER, resent[0]] == 2
 
 
 def test_store_and_forward_costs_a_whole_packet_time_per_hop():
@@ -169,7 +170,7 @@ def test_store_and_forward_costs_a_whole_packet_time_per_hop():
         for h, dst in dst_by_hops.items():
             r = cal_like.run(unicast([0], [0], [dst], [m]))
             lat[h, m] = r.unicast_latency(0)
-            assert r.packet(0)[S.PL_STORES] == h - 1
+            assert r.packet(0)[R.PL_STORES] == h - 1
     per_hop = {m: lat[2, m] - lat[1, m] for m in (64, 128, 512)}
     for m in per_hop:
         for h in range(2, 6):
@@ -221,7 +222,7 @@ def test_packet_count_and_warmup():
     result = Simulation(cfg).run()
     summary = result.summary()
     assert summary["packets"] == 700
-    created = result.packets[S.PL_CREATE]
+    created = result.packets[R.PL_CREATE]
     assert summary["packets_measured"] == int((created >= 1000 * 6).sum()) < 700
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from harts.broadcasts.kandlur_shin import run_broadcast
+from harts.controller import records as R
 from harts.controller import state as S
 from harts.faults.fault_set import BEHAVIOURS, FaultSet, random_faults
 from harts.faults.reception import decide
@@ -23,7 +24,7 @@ SOURCE = 0
 
 def fault_set(sim, crashed=(), byzantine=(), behaviour="alter"):
     faults = FaultSet.none(sim.topology)
-    faults.node_fault[list(crashed)] = S.FAULT_CRASH
+    faults.node_fault[list(crashed)] = R.FAULT_CRASH
     faults.node_fault[list(byzantine)] = BEHAVIOURS[behaviour]
     return faults
 
@@ -178,7 +179,7 @@ def test_first_valid_decides_exactly_where_an_undamaged_copy_arrived():
     first = decide(result, "first-valid", 10**9)
     major = decide(result, "majority", 10**9)
     dl = result.deliveries
-    undamaged = set(dl[S.DL_NODE, dl[S.DL_CORRUPT] == 0].tolist())
+    undamaged = set(dl[R.DL_NODE, dl[R.DL_CORRUPT] == 0].tolist())
     for node in range(sim.topology.n_nodes):
         if node != SOURCE:
             assert bool(first.correct[0, node]) == (node in undamaged)
@@ -192,9 +193,9 @@ def test_every_packet_is_delivered_or_dropped_by_a_named_fault_under_load():
     result = Simulation(cfg).run()  # the invariants: delivered once, or dropped with a reason
     summary = result.summary()
     pl = result.packets
-    dropped = pl[S.PL_DROPPED] != 0
+    dropped = pl[R.PL_DROPPED] != 0
     assert summary["dropped_by_faults"] > 0 and dropped.sum() > 0
-    assert set(pl[S.PL_DROPPED, dropped]) <= set(S.DROP_NAMES)  # every drop has a named reason
+    assert set(pl[R.PL_DROPPED, dropped]) <= set(R.DROP_NAMES)  # every drop has a named reason
     assert summary["deliveries"] + int(dropped.sum()) == summary["packets"]
 
 

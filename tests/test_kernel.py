@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from harts.machine.config import defaults, load_config
+from harts.controller import records as R
 from harts.controller import state as S
 from harts.errors import InputError, SimulationError
 from harts.machine.simulation import Simulation
@@ -33,20 +34,20 @@ def test_an_np_program_from_outside_the_package_uses_every_route_kind_timers_and
     result = Simulation(explorer()).run(initiations([0, 0], [0, 12], [1, 2], [64, 64], direction=0,
                                                     distance=[2, 4]))
     dl = result.deliveries
-    table = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_TABLE)[0]
+    table = np.nonzero(dl[R.DL_ROUTE] == R.ROUTE_TABLE)[0]
     # +x from (2,2) wraps after (4,2) to (0,2): nodes 13, 14, 10, 11
-    assert dl[S.DL_NODE, table].tolist() == [13, 14, 10, 11]
+    assert dl[R.DL_NODE, table].tolist() == [13, 14, 10, 11]
     # Zero-load timing by hand, in ticks (6 per cycle): the NP hands over (6), the BMU makes it ready (6),
     # the bus interface runs wait_header and two branches (18) and forwards: first byte out at 36 (bus
     # 6). Each receiver tees 64 bytes: last byte on the bus at arrival + 64, at the NP 12 later. Each hop
     # after the first adds the header (6), wait_header, two branches, add, tee (24) and the bus (6): 36.
-    assert dl[S.DL_TICK, table].tolist() == [36 + 64 + 12 + 36 * k for k in range(4)]
+    assert dl[R.DL_TICK, table].tolist() == [36 + 64 + 12 + 36 * k for k in range(4)]
     assert result.header("hops")[table].tolist() == [3, 2, 1, 0]
-    segments = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_SEGMENTS)[0]
-    assert dl[S.DL_NODE, segments].tolist() == [2, 7]  # the corner (2,0) keeps a copy; (2,1) is the end
-    replies = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_DESTINATION)[0]
-    assert sorted(dl[S.DL_NODE, replies].tolist()) == [0, 0]
-    assert sorted(dl[S.DL_SENDER, replies].tolist()) == [2, 7]
+    segments = np.nonzero(dl[R.DL_ROUTE] == R.ROUTE_SEGMENTS)[0]
+    assert dl[R.DL_NODE, segments].tolist() == [2, 7]  # the corner (2,0) keeps a copy; (2,1) is the end
+    replies = np.nonzero(dl[R.DL_ROUTE] == R.ROUTE_DESTINATION)[0]
+    assert sorted(dl[R.DL_NODE, replies].tolist()) == [0, 0]
+    assert sorted(dl[R.DL_SENDER, replies].tolist()) == [2, 7]
     # node 0 heard two replies, one sent-notice (the L-path left) and its timer's value 7
     assert result.np_state[0].tolist() == [2, 1, 7]
     assert result.np_state[[13, 14, 10, 11, 2, 7]].tolist() == [[1, 0, 0]] * 6
@@ -58,10 +59,10 @@ def test_dimension_order_takes_one_port_where_adaptive_takes_another():
     traffic = unicast([0, 0], [0, 0], [1, 9], [512, 64])  # 8x8 mesh: node 9 = (1,1)
     adaptive = Simulation(defaults().with_topology(kind="mesh", dims=[8, 8])).run(traffic)
     ordered = Simulation(explorer("mesh", (8, 8))).run(traffic)
-    assert adaptive.packet(1)[S.PL_CONTENTION] == 0
-    assert adaptive.packet(1)[S.PL_DIR] == 0  # last hop +x: it went +y first
-    assert ordered.packet(1)[S.PL_CONTENTION] & S.CONTENTION_RETRIED
-    assert ordered.packet(1)[S.PL_DIR] == 1  # last hop +y: x first
+    assert adaptive.packet(1)[R.PL_CONTENTION] == 0
+    assert adaptive.packet(1)[R.PL_DIR] == 0  # last hop +x: it went +y first
+    assert ordered.packet(1)[R.PL_CONTENTION] & R.CONTENTION_RETRIED
+    assert ordered.packet(1)[R.PL_DIR] == 1  # last hop +y: x first
     assert ordered.unicast_latency(1) > adaptive.unicast_latency(1) + Fraction(500, 6)
 
 
@@ -78,16 +79,16 @@ def test_a_send_onto_a_missing_link_is_a_run_time_error_naming_node_and_port():
 def test_the_contention_certificate_names_what_each_packet_waited_for():
     sim = Simulation(config(5))
     alone = sim.run(unicast([0], [0], [12], [128]))
-    assert alone.summary()["contention_free"] and alone.packet(0)[S.PL_CONTENTION] == 0
+    assert alone.summary()["contention_free"] and alone.packet(0)[R.PL_CONTENTION] == 0
     # two packets on one link at once: the second waits for the transmitter (a bus interface retries)
     both = sim.run(unicast([0, 0], [0, 0], [1, 1], [512, 64]))
-    assert both.packet(0)[S.PL_CONTENTION] == 0
-    assert both.packet(1)[S.PL_CONTENTION] == S.CONTENTION_RETRIED
+    assert both.packet(0)[R.PL_CONTENTION] == 0
+    assert both.packet(1)[R.PL_CONTENTION] == R.CONTENTION_RETRIED
     summary = both.summary()
     assert not summary["contention_free"] and summary["packets_retried"] == 1
     # a packet passing through a node whose productive transmitter is busy is stored in its BMU
     crossing = sim.run(unicast([0, 0], [1, 0], [2, 2], [512, 64]))
-    assert crossing.packet(1)[S.PL_CONTENTION] & S.CONTENTION_STORED
+    assert crossing.packet(1)[R.PL_CONTENTION] & R.CONTENTION_STORED
     assert crossing.summary()["packets_stored"] == 1
     # under load every kind of waiting happens, and each is counted
     loaded = Simulation(config(7, traffic__uniform__load=0.8, run__cycles=3000)).run(keep=False).summary()
@@ -109,10 +110,10 @@ def test_running_private_instructions_ahead_of_the_clock_changes_nothing():
     fast = sim.run()
     slow = sim.run(observer=EveryInstruction())
     assert np.array_equal(fast.deliveries, slow.deliveries)
-    assert np.array_equal(np.sort(fast.packets[S.PL_UID]), np.sort(slow.packets[S.PL_UID]))
-    for column in (S.PL_COMPLETE, S.PL_HOPS, S.PL_CUTS, S.PL_STORES, S.PL_CONTENTION, S.PL_DROPPED):
-        assert np.array_equal(fast.packets[column, np.argsort(fast.packets[S.PL_UID])],
-                              slow.packets[column, np.argsort(slow.packets[S.PL_UID])])
+    assert np.array_equal(np.sort(fast.packets[R.PL_UID]), np.sort(slow.packets[R.PL_UID]))
+    for column in (R.PL_COMPLETE, R.PL_HOPS, R.PL_CUTS, R.PL_STORES, R.PL_CONTENTION, R.PL_DROPPED):
+        assert np.array_equal(fast.packets[column, np.argsort(fast.packets[R.PL_UID])],
+                              slow.packets[column, np.argsort(slow.packets[R.PL_UID])])
     for counter in (S.ST_TIME, S.ST_INSTRUCTIONS, S.ST_CUT_THROUGHS, S.ST_STORED_IN, S.ST_OVERFLOWS):
         assert fast.stats[counter] == slow.stats[counter]
     assert fast.stats[S.ST_EVENTS] < slow.stats[S.ST_EVENTS] / 2

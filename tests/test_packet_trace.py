@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from harts.cli import main
 from harts.machine.config import load_config
-from harts.controller import state as S
+from harts.controller import records as R
 from harts.machine.simulation import Simulation
 
 CONFIG = """\
@@ -55,9 +55,9 @@ def test_the_trace_shows_each_packet_leave_arrive_wait_and_be_delivered_where_it
     assert sorted(delivered) == ["packet 0", "packet 1", "packet 2"]
     dl = result.deliveries
     for column in range(dl.shape[1]):
-        event = delivered[f"packet {dl[S.DL_UID, column]}"]
-        assert event["pid"] - 1 == dl[S.DL_NODE, column]
-        assert abs(event["ts"] - float(dl[S.DL_TICK, column] * US_PER_BYTE)) < 1e-9
+        event = delivered[f"packet {dl[R.DL_UID, column]}"]
+        assert event["pid"] - 1 == dl[R.DL_NODE, column]
+        assert abs(event["ts"] - float(dl[R.DL_TICK, column] * US_PER_BYTE)) < 1e-9
 
 
 def test_every_transmission_arrives_once_and_no_track_holds_two_packets_at_once(tmp_path):

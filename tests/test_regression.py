@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from harts.machine.config import hex_config
+from harts.controller import records as R
 from harts.controller import state as S
 from harts.machine.simulation import Simulation
 from harts.machine.traffic import Traffic
@@ -31,7 +32,7 @@ def old_traffic(name: str) -> Traffic:
     create, source, destination, length, kind, direction, distance, algorithm = ARRAYS[f"{name}/traffic"]
     unicast = kind == OLD_UNICAST
     return Traffic(create, source, destination, length,
-                   np.where(unicast, S.TRAFFIC_UNICAST, S.TRAFFIC_INITIATE),
+                   np.where(unicast, R.TRAFFIC_UNICAST, R.TRAFFIC_INITIATE),
                    direction, distance, np.where(kind == OLD_WORM, 0, algorithm))
 
 
@@ -53,22 +54,22 @@ def test_every_packet_and_copy_as_the_tick_scanning_engine_had_it(name):
 
     expected = ARRAYS[f"{name}/unicast"]  # index, delivery tick (-1), hops, cut-throughs, stores, drop reason
     uids = expected[0]
-    traffic_packets = pl[:, pl[S.PL_UID] < S.NP_UID_BASE]
-    column = np.argsort(traffic_packets[S.PL_UID])
-    assert np.array_equal(traffic_packets[S.PL_UID, column], uids)
+    traffic_packets = pl[:, pl[R.PL_UID] < R.NP_UID_BASE]
+    column = np.argsort(traffic_packets[R.PL_UID])
+    assert np.array_equal(traffic_packets[R.PL_UID, column], uids)
     tick = np.full(len(traffic), -1, dtype=np.int64)
-    unicast_rows = dl[S.DL_UID] < S.NP_UID_BASE
-    tick[dl[S.DL_UID, unicast_rows]] = dl[S.DL_TICK, unicast_rows]
-    got = np.stack([uids, tick[uids], traffic_packets[S.PL_HOPS, column], traffic_packets[S.PL_CUTS, column],
-                    traffic_packets[S.PL_STORES, column], traffic_packets[S.PL_DROPPED, column]])
+    unicast_rows = dl[R.DL_UID] < R.NP_UID_BASE
+    tick[dl[R.DL_UID, unicast_rows]] = dl[R.DL_TICK, unicast_rows]
+    got = np.stack([uids, tick[uids], traffic_packets[R.PL_HOPS, column], traffic_packets[R.PL_CUTS, column],
+                    traffic_packets[R.PL_STORES, column], traffic_packets[R.PL_DROPPED, column]])
     assert np.array_equal(got, expected)
 
     expected = ARRAYS[f"{name}/copies"]  # broadcast, node, tick, T, C, marked, corrupt, value, direction, distance
-    starts = np.nonzero((traffic.kind == S.TRAFFIC_INITIATE) & (traffic.argument != 0))[0]
+    starts = np.nonzero((traffic.kind == R.TRAFFIC_INITIATE) & (traffic.argument != 0))[0]
     rows, which = result.copies_of(starts)
-    got = np.stack([starts[which], dl[S.DL_NODE, rows], dl[S.DL_TICK, rows], dl[S.DL_STORES, rows] + 1,
-                    dl[S.DL_CUTS, rows], result.header("flags")[rows] & 1, 2 * dl[S.DL_CORRUPT, rows],
-                    dl[S.DL_VALUE, rows], dl[S.DL_DIR, rows], result.header("distance")[rows]])
+    got = np.stack([starts[which], dl[R.DL_NODE, rows], dl[R.DL_TICK, rows], dl[R.DL_STORES, rows] + 1,
+                    dl[R.DL_CUTS, rows], result.header("flags")[rows] & 1, 2 * dl[R.DL_CORRUPT, rows],
+                    dl[R.DL_VALUE, rows], dl[R.DL_DIR, rows], result.header("distance")[rows]])
     got = got[:, np.lexsort(got[::-1])] if got.shape[1] else got.reshape(10, 0)
     assert np.array_equal(got, expected)
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..machine.config import Config
-from ..controller import state as S
+from ..controller import records as R
 from ..np.kandlur_shin import ALGORITHMS, COPIES, MARKED
 from ..machine.results import Result
 from ..machine.simulation import Simulation
@@ -97,9 +97,9 @@ class BroadcastRun:
 
 def engine_worms(result: Result, origin: int) -> list[Worm]:
     pl = result.packets
-    records = np.nonzero((pl[S.PL_ROUTE] == S.ROUTE_DIRECTION) & (pl[S.PL_ORIGIN] == origin))[0]
-    records = records[np.argsort(pl[S.PL_UID, records])]
-    return [Worm(int(pl[S.PL_SENDER, q]), int(pl[S.PL_DIR, q]), int(pl[S.PL_DELIVERIES, q])) for q in records]
+    records = np.nonzero((pl[R.PL_ROUTE] == R.ROUTE_DIRECTION) & (pl[R.PL_ORIGIN] == origin))[0]
+    records = records[np.argsort(pl[R.PL_UID, records])]
+    return [Worm(int(pl[R.PL_SENDER, q]), int(pl[R.PL_DIR, q]), int(pl[R.PL_DELIVERIES, q])) for q in records]
 
 
 def engine_copies(result: Result, origin: int) -> list[EngineCopy]:
@@ -108,30 +108,30 @@ def engine_copies(result: Result, origin: int) -> list[EngineCopy]:
     bpc = result.bytes_per_cycle
     start = int(result.traffic.create[origin]) * bpc
     rows, _ = result.copies_of(np.array([origin]))
-    row_of_serial = {int(dl[S.DL_SERIAL, d]): int(d) for d in np.nonzero(dl[S.DL_ORIGIN] == origin)[0]}
+    row_of_serial = {int(dl[R.DL_SERIAL, d]): int(d) for d in np.nonzero(dl[R.DL_ORIGIN] == origin)[0]}
     flags = result.header("flags")
     paths: dict[int, tuple[int, ...]] = {}
 
     def path_of(d: int) -> tuple[int, ...]:
         if d in paths:
             return paths[d]
-        parent = int(dl[S.DL_PARENT, d])
+        parent = int(dl[R.DL_PARENT, d])
         if parent >= 0:
             before = path_of(row_of_serial[parent])
-            hops_before = int(dl[S.DL_HOPS, row_of_serial[parent]])
+            hops_before = int(dl[R.DL_HOPS, row_of_serial[parent]])
         else:
-            before, hops_before = (int(dl[S.DL_SENDER, d]),), 0
+            before, hops_before = (int(dl[R.DL_SENDER, d]),), 0
         node, line = before[-1], []
-        for _ in range(int(dl[S.DL_HOPS, d]) - hops_before):
-            node = int(topo.neighbours[node, dl[S.DL_DIR, d]])
+        for _ in range(int(dl[R.DL_HOPS, d]) - hops_before):
+            node = int(topo.neighbours[node, dl[R.DL_DIR, d]])
             line.append(node)
         paths[d] = before + tuple(line)
         return paths[d]
 
-    return [EngineCopy(node=int(dl[S.DL_NODE, d]), arrival=Fraction(int(dl[S.DL_TICK, d]) - start, bpc),
-                       path=path_of(int(d)), transmissions=int(dl[S.DL_STORES, d]) + 1,
-                       cut_throughs=int(dl[S.DL_CUTS, d]), marked=bool(flags[d] & MARKED),
-                       contention=int(dl[S.DL_CONTENTION, d]))
+    return [EngineCopy(node=int(dl[R.DL_NODE, d]), arrival=Fraction(int(dl[R.DL_TICK, d]) - start, bpc),
+                       path=path_of(int(d)), transmissions=int(dl[R.DL_STORES, d]) + 1,
+                       cut_throughs=int(dl[R.DL_CUTS, d]), marked=bool(flags[d] & MARKED),
+                       contention=int(dl[R.DL_CONTENTION, d]))
             for d in rows]
 
 

@@ -15,14 +15,12 @@ from ..jit import kernel_part
 from .clock import schedule
 from .logs import log_hop
 from .packets import hold, release
+from .records import CONTENTION_QUEUED, CONTENTION_STORED, DROP_BMU_OVERFLOW
 from .state import (
-    CONTENTION_QUEUED,
-    CONTENTION_STORED,
     CX_FROM_STORE,
     CX_IDLE_FROM,
     CX_PKT,
     CX_TAKEN,
-    DROP_BMU_OVERFLOW,
     HOP_STORE,
     ND_BMU_CHANGED,
     ND_BMU_CREDIT,

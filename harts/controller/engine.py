@@ -11,6 +11,7 @@ from ..jit import kernel_entry, kernel_part
 from ..np.processor import np_inbox_length, np_inject, np_run
 from .clock import begin_tick, next_wheel_tick, peek_due, take_due
 from .receiver import proceed
+from .records import TR_CREATE
 from .state import (
     ERR_CYCLE_LIMIT,
     ERR_DEADLOCK,
@@ -39,7 +40,6 @@ from .state import (
     ST_PAUSED,
     ST_STARTED,
     ST_TIME,
-    TR_CREATE,
 )
 
 
@@ -139,7 +139,13 @@ def _signature():
 
     from ..network.topology import OFFSETS_SIGNATURE
     from ..np.program import PROCEDURE_SIGNATURE
-    from .state import Clock, Controller, Logs, Machine, Packets, Processor, System
+    from .records import Logs, Processor, System
+    from .state import (
+        Clock,
+        Controller,
+        Machine,
+        Packets,
+    )
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)

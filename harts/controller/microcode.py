@@ -16,7 +16,7 @@ import numpy as np
 
 from ..yamlsource import Located, load_located
 from . import isa
-from .state import ROUTE_NAMES
+from .records import ROUTE_NAMES
 
 # Operand keys each instruction requires (besides 'op') and allows.
 _REQUIRED = {

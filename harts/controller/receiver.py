@@ -27,9 +27,13 @@ from .conditions import compare
 from .link import carry
 from .logs import log_hop
 from .packets import release
-from .state import (
+from .records import (
     CONTENTION_QUEUED,
     CONTENTION_RETRIED,
+    ROUTE_DESTINATION,
+    ROUTE_SEGMENTS,
+)
+from .state import (
     CX_ARRIVE,
     CX_DIR,
     CX_DONE_TICK,
@@ -96,8 +100,6 @@ from .state import (
     PR_SEGMENT_WORD,
     PR_SEGMENTS,
     PR_TABLE_WORD,
-    ROUTE_DESTINATION,
-    ROUTE_SEGMENTS,
     ST_CURRENT,
     ST_CUT_THROUGHS,
     ST_ERROR,

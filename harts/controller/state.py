@@ -1,4 +1,5 @@
-"""The engine's state: plain int64 tables, their field layout, and the named bundles the kernel takes.
+"""The cut-through kernel's state: plain int64 tables, their field layout, and the named bundles the kernel
+takes. The records it shares with the flit-level kernel (traffic, NP events, the logs) are in records.py.
 
 The kernel's working tables are record-major, ``table[index, FIELD]`` (a context, a packet record, a
 transmitter, a node, an NP event, a header): the kernel handles one record at a time, and a record's
@@ -16,7 +17,6 @@ from collections import namedtuple
 import numpy as np
 
 NEVER = np.int64(2**62)  # a tick that never comes
-NP_UID_BASE = 1 << 48  # uids of packets NPs send on their own start here; traffic packets: their traffic index
 
 # ---- packet records: a pool, recycled once a record's last holder lets go --------------------------------
 PK_UID = 0  # serial number: the traffic index for traffic packets, then in order of creation
@@ -51,41 +51,6 @@ PK_RELEASED = 28  # the latest tick a holder let go (releases run ahead of the c
 PK_BUS_TICKS = 29  # ticks a receiver's slot of the time-sliced bus takes to carry it (ceil(length / slot))
 PK_WAITS_FOR = 30  # per-output BMU queues: the transmitter whose queue it waits in, or was let out of; -1 none
 PK_ROWS = 31
-
-# how a packet is routed (PK_ROUTE; the microprogram reads it as the pseudo-field 'route')
-ROUTE_DESTINATION = 0  # by its route offsets towards a destination (unicast)
-ROUTE_DIRECTION = 1  # straight on in one direction (HARTS send_packet worms)
-ROUTE_SEGMENTS = 2  # source-routed: a list of (port, hops, code) segments in its header
-ROUTE_TABLE = 3  # a route table names the port at every node
-ROUTE_NAMES = {"destination": ROUTE_DESTINATION, "direction": ROUTE_DIRECTION, "segments": ROUTE_SEGMENTS,
-               "table": ROUTE_TABLE}
-
-NOTIFY_DELIVERED = 1  # the NP runs its procedure on every copy delivered
-NOTIFY_SENT = 2  # the sending NP hears when its last byte has left
-
-# why a packet was dropped (PK_DROPPED)
-DROP_CRASHED_NODE = 1
-DROP_DEAD_LINK = 2
-DROP_BYZANTINE_NODE = 3
-DROP_BMU_OVERFLOW = 4  # to be stored in a full BMU (bmu.when_full: drop)
-DROP_NAMES = {DROP_CRASHED_NODE: "crashed node", DROP_DEAD_LINK: "dead link", DROP_BYZANTINE_NODE: "Byzantine node",
-              DROP_BMU_OVERFLOW: "BMU overflow"}
-
-# the contention certificate (PK_CONTENTION): a packet that never waited took exactly its zero-load time
-CONTENTION_STORED = 1  # a receiver stored it in the BMU because no transmitter was free
-CONTENTION_RETRIED = 2  # a transmitter reservation for it failed (else-branch or retry)
-CONTENTION_QUEUED = 4  # it waited behind another packet: its receiver started on it only after its header was
-# in, or the BMU ready queue or its NP held it past its time
-
-VALUE_TRUE = 1  # the value every broadcast sends
-VALUE_ALTERED = 2  # what Byzantine nodes substitute (all the same: the worst case, colluding)
-
-# node faults (ND_FAULT)
-FAULT_NONE = 0
-FAULT_CRASH = 1  # receives and forwards nothing
-FAULT_ALTER = 2  # Byzantine: forwards and relays everything with an altered payload
-FAULT_DROP = 3  # Byzantine: swallows everything that reaches it
-FAULT_BOGUS = 4  # Byzantine: forwards correctly, and forges packets in answer to every copy it gets
 
 # ---- contexts: P link receivers then B BMU bus interfaces per node ----------------------------------------
 CX_PC = 0
@@ -139,76 +104,6 @@ ND_INTERFACE_BLOCKED = 13  # ... of which the packet waited for a refused transm
 ND_QUEUE_INTEGRAL = 14  # sum over ticks of the ready queue's length
 ND_QUEUE_CHANGED = 15  # tick ND_QUEUE_INTEGRAL was last brought up to date
 ND_ROWS = 16
-
-# ---- NP events: one row each, handed to the NP procedure as it is (see harts.np.program) -----------------------
-# The first E_PUBLIC words are what a procedure may read; the header words follow at E_HEADER.
-E_KIND = 0  # EVENT_* of harts.np.program
-E_NODE = 1
-E_TICK = 2  # when it reached the NP (deliveries: the last byte in the BMU)
-E_PORT = 3  # receiver it arrived on, -1
-E_DIRECTION = 4  # direction it was travelling in, -1
-E_SENDER = 5  # node whose NP sent the packet
-E_LENGTH = 6
-E_ROUTE = 7  # ROUTE_* of the packet
-E_HOPS = 8
-E_CUTS = 9
-E_STORES = 10
-E_ARGUMENT = 11  # initiations: the traffic's argument; timers: the value set; else 0
-E_UID = 12
-E_ORIGIN = 13
-E_SERIAL = 14  # delivery serial number (the parent of what the procedure sends), -1
-E_VALUE = 15
-E_CORRUPT = 16
-E_CONTENTION = 17
-E_FORGED = 18  # 1: a forgery (no Byzantine node answers it with more forgeries)
-E_DISTANCE = 19  # initiations: the traffic's distance (send_packet worms)
-E_NEXT = 20  # kernel: link in the node's inbox
-E_HEADER = 21
-
-# ---- delivery log: one column per copy delivered to an NP -----------------------------------------------------------
-DL_SERIAL = 0
-DL_UID = 1
-DL_ORIGIN = 2
-DL_NODE = 3
-DL_TICK = 4  # tick the last byte reached the NP
-DL_HOPS = 5
-DL_CUTS = 6
-DL_STORES = 7
-DL_PORT = 8  # receiver it arrived on
-DL_DIR = 9  # direction it was travelling in
-DL_SENDER = 10
-DL_DEST = 11
-DL_PARENT = 12
-DL_CREATE = 13
-DL_ROUTE = 14
-DL_VALUE = 15
-DL_CORRUPT = 16
-DL_CONTENTION = 17
-DL_LENGTH = 18
-DL_ROWS = 19
-
-# ---- packet log: one column per packet record, written when it completes -------------------------------------------
-PL_UID = 0
-PL_ORIGIN = 1
-PL_SENDER = 2
-PL_DEST = 3
-PL_LEN = 4
-PL_ROUTE = 5
-PL_PARENT = 6
-PL_CREATE = 7
-PL_HOPS = 8
-PL_CUTS = 9
-PL_STORES = 10
-PL_BYTES_SENT = 11
-PL_BYTES_RECEIVED = 12
-PL_DROPPED = 13
-PL_CONTENTION = 14
-PL_DELIVERIES = 15
-PL_COMPLETE = 16  # tick its last holder let go
-PL_DIR = 17  # direction of its last hop (its send port if it never left)
-PL_HOPS_INHERITED = 18
-PL_FORGED = 19
-PL_ROWS = 20
 
 # ---- hop log (only when asked for, e.g. for a packet trace): one column per step of a packet at a node ----------
 HL_KIND = 0  # HOP_*
@@ -329,36 +224,16 @@ EV_WHEEL = 1
 EV_TICK = 2  # in the list of this tick
 EV_HEAP = 3
 
-# ---- the traffic table: what the NPs are asked to send, in creation order ------------------------------------------
-TR_CREATE = 0  # tick
-TR_SOURCE = 1
-TR_DEST = 2  # unicast destination, -1
-TR_LENGTH = 3
-TR_KIND = 4  # TRAFFIC_*
-TR_DIRECTION = 5  # initiations: a direction for the NP procedure (HARTS: a send_packet worm's)
-TR_DISTANCE = 6  # initiations: a distance (HARTS: a send_packet worm's)
-TR_ARGUMENT = 7  # initiations: the procedure's argument (HARTS: the broadcast algorithm)
-TR_UID = 8  # its index in the whole traffic
-TR_ROWS = 9
-
-TRAFFIC_UNICAST = 0  # the NP sends it to its destination; no procedure runs on it
-TRAFFIC_INITIATE = 1  # the NP runs its procedure's initiation (a broadcast, a worm, a collective)
-
 # ---- bundles --------------------------------------------------------------------------------------------------
 Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
                                  "shape", "offset_table", "route_tables"])
 # Header tables are record-major (header[record, word]) so that one header is a contiguous row.
 Controller = namedtuple("Controller", ["ctx", "regs", "tx", "node"])  # regs[context, word]: header registers
 Packets = namedtuple("Packets", ["table", "header"])
-Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", "hops"])  # delivery_header[row, word]
 # clock.owner[e]: the context of event id e, or -1 - v for the NP of node v; clock.due: a bit per id due in
 # the current tick, clock.due_words: a bit per non-zero word of clock.due
 Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",
                              "heap_id", "owner"])
-# What an NP procedure may read: its own parameters, the topology, where its header fields are
-# (field[i]: header word of its i-th declared field) and where the route words are (harts.np.program).
-System = namedtuple("System", ["params", "neighbours", "in_port", "field", "route"])
-Processor = namedtuple("Processor", ["events", "state", "sends", "system"])
 
 
 def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
@@ -399,18 +274,5 @@ def grow_packets(packets: Packets, stats: np.ndarray) -> Packets:
     return bigger
 
 
-def event_pool(capacity: int, header_words: int) -> np.ndarray:
-    events = np.zeros((capacity, E_HEADER + max(header_words, 1)), dtype=np.int64)
-    events[:, E_NEXT] = np.arange(1, capacity + 1)
-    events[-1, E_NEXT] = -1
-    return events
 
 
-def grow_events(events: np.ndarray, stats: np.ndarray) -> np.ndarray:
-    old = events.shape[0]
-    bigger = event_pool(2 * old, events.shape[1] - E_HEADER)
-    bigger[:old] = events
-    bigger[2 * old - 1, E_NEXT] = stats[ST_EVENT_FREE_HEAD]
-    stats[ST_EVENT_FREE_HEAD] = old
-    stats[ST_EVENT_FREE_COUNT] += old
-    return bigger

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..machine.config import Config
-from ..controller import state as S
+from ..controller import records as R
 from ..network import Topology
 from ..yamlsource import Located
 
-BEHAVIOURS = {"alter": S.FAULT_ALTER, "drop": S.FAULT_DROP, "bogus": S.FAULT_BOGUS}
+BEHAVIOURS = {"alter": R.FAULT_ALTER, "drop": R.FAULT_DROP, "bogus": R.FAULT_BOGUS}
 
 
 @dataclass
@@ -32,7 +32,7 @@ class FaultSet:
 
     @property
     def faulty_nodes(self) -> np.ndarray:
-        return np.nonzero(self.node_fault != S.FAULT_NONE)[0]
+        return np.nonzero(self.node_fault != R.FAULT_NONE)[0]
 
     def any(self) -> bool:
         return bool(self.node_fault.any() or self.dead_transmitters.any() or self.corruption_probability > 0)
@@ -54,7 +54,7 @@ def random_faults(topology: Topology, rng: np.random.Generator, crashed: int = 0
     faults = FaultSet.none(topology)
     candidates = np.setdiff1d(np.arange(topology.n_nodes), np.asarray(spare, dtype=np.int64))
     chosen = rng.choice(candidates, size=crashed + byzantine, replace=False)
-    faults.node_fault[chosen[:crashed]] = S.FAULT_CRASH
+    faults.node_fault[chosen[:crashed]] = R.FAULT_CRASH
     faults.node_fault[chosen[crashed:]] = BEHAVIOURS[behaviour]
     links = topology.links()
     for row in rng.choice(len(links), size=dead_links, replace=False):
@@ -66,7 +66,7 @@ def faults_from_config(config: Config, topology: Topology) -> FaultSet:
     n = topology.n_nodes
     faults = FaultSet.none(topology)
     for item in _items(config, "faults.crashed"):
-        faults.node_fault[_node(item, n)] = S.FAULT_CRASH
+        faults.node_fault[_node(item, n)] = R.FAULT_CRASH
     for item in _items(config, "faults.byzantine"):
         if not isinstance(item.value, dict) or set(item.value) != {"node", "behaviour"}:
             raise item.error("each entry of 'faults.byzantine' must be {node, behaviour}")

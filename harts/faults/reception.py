@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..controller import state as S
+from ..controller import records as R
 
 RULES = ("majority", "first-valid")
 
@@ -40,7 +40,7 @@ class Decisions:
 
 def broadcasts(traffic) -> np.ndarray:
     """The traffic records that start a broadcast (initiations whose argument names an algorithm)."""
-    return np.nonzero((traffic.kind == S.TRAFFIC_INITIATE) & (traffic.argument != 0))[0]
+    return np.nonzero((traffic.kind == R.TRAFFIC_INITIATE) & (traffic.argument != 0))[0]
 
 
 def decide(result, rule: str, deadline_ticks: np.ndarray | int) -> Decisions:
@@ -53,17 +53,17 @@ def decide(result, rule: str, deadline_ticks: np.ndarray | int) -> Decisions:
     starts = broadcasts(result.traffic)
     b = len(starts)
     rows, which = result.copies_of(starts)
-    elapsed = dl[S.DL_TICK, rows] - result.traffic.create[starts[which]] * result.bytes_per_cycle
+    elapsed = dl[R.DL_TICK, rows] - result.traffic.create[starts[which]] * result.bytes_per_cycle
     in_time = elapsed <= np.broadcast_to(np.asarray(deadline_ticks), (b,))[which]
     rows, which, elapsed = rows[in_time], which[in_time], elapsed[in_time]
     # one copy per (broadcast, node, incoming link): the first to arrive
-    node = dl[S.DL_NODE, rows]
-    link = (which * n + node) * topo.n_ports + dl[S.DL_DIR, rows]
+    node = dl[R.DL_NODE, rows]
+    link = (which * n + node) * topo.n_ports + dl[R.DL_DIR, rows]
     order = np.lexsort((elapsed, link))
     first = order[np.diff(link[order], prepend=-1) != 0]
     rows, which, node, elapsed = rows[first], which[first], node[first], elapsed[first]
-    valid = dl[S.DL_CORRUPT, rows] == 0
-    true = valid & (dl[S.DL_VALUE, rows] == S.VALUE_TRUE)
+    valid = dl[R.DL_CORRUPT, rows] == 0
+    true = valid & (dl[R.DL_VALUE, rows] == R.VALUE_TRUE)
     cell = which * n + node
     copies = np.bincount(cell, minlength=b * n).reshape(b, n)
     if rule == "majority":
@@ -76,6 +76,6 @@ def decide(result, rule: str, deadline_ticks: np.ndarray | int) -> Decisions:
         firsts = candidates[np.diff(cell[candidates], prepend=-1) != 0]
         correct[cell[firsts]] = true[firsts]
         correct = correct.reshape(b, n)
-    eligible = np.broadcast_to(result.faults.node_fault == S.FAULT_NONE, (b, n)).copy()
+    eligible = np.broadcast_to(result.faults.node_fault == R.FAULT_NONE, (b, n)).copy()
     eligible[np.arange(b), result.traffic.source[starts]] = False
     return Decisions(correct, eligible, copies)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..broadcasts.kandlur_shin import broadcast_traffic
 from ..machine.config import Config
-from ..controller import state as S
+from ..controller import records as R
 from ..np.kandlur_shin import ALGORITHMS
 from ..machine.simulation import Simulation
 from ..machine.traffic import initiations
@@ -19,7 +19,7 @@ from .reception import decide
 def zero_load_latency_ticks(sim: Simulation, algorithm: str, length: int, source: int = 0) -> int:
     """The broadcast's latency on an idle, fault-free network, in ticks."""
     alone = initiations([0], [source], [ALGORITHMS[algorithm]], [length])
-    return int(sim.run(alone, faults=FaultSet.none(sim.topology)).deliveries[S.DL_TICK].max())
+    return int(sim.run(alone, faults=FaultSet.none(sim.topology)).deliveries[R.DL_TICK].max())
 
 
 def deadline_ticks(sim: Simulation, algorithm: str, length: int, source: int = 0) -> int:

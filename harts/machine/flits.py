@@ -18,7 +18,7 @@ from ..controller.flits import state as S
 from ..controller.flits.kernel import run_flits
 from ..controller.flits.params import FlitParams
 from ..controller.microcode import Microprogram, assemble
-from ..controller.state import ROUTE_DESTINATION, ROUTE_SEGMENTS
+from ..controller.records import ROUTE_DESTINATION, ROUTE_SEGMENTS
 from ..errors import InputError, SimulationError
 from ..network.build import build_topology, node_count, port_count
 from .simulation import _gigabytes, _topology_error, available_memory

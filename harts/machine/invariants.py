@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..controller import records as R
+
 from ..controller import state as S
 from ..errors import SimulationError
 
@@ -25,38 +27,38 @@ class RunChecks:
 
     def take(self, deliveries: np.ndarray, packets: np.ndarray) -> None:
         pl, dl = packets, deliveries
-        self.bytes_sent += int(pl[S.PL_BYTES_SENT].sum())
+        self.bytes_sent += int(pl[R.PL_BYTES_SENT].sum())
         # every byte put on a link is taken in at the far end (or swallowed by the fault there), and only once
-        bad = np.nonzero(pl[S.PL_BYTES_SENT] != pl[S.PL_BYTES_RECEIVED])[0]
+        bad = np.nonzero(pl[R.PL_BYTES_SENT] != pl[R.PL_BYTES_RECEIVED])[0]
         if len(bad):
             i = bad[0]
-            self._problem(len(bad), f"{len(bad)} packets lost or duplicated bytes on links (packet {pl[S.PL_UID, i]}: "
-                                    f"sent {pl[S.PL_BYTES_SENT, i]}, received {pl[S.PL_BYTES_RECEIVED, i]})")
-        own_hops = pl[S.PL_HOPS] - pl[S.PL_HOPS_INHERITED]
-        bad = np.nonzero(pl[S.PL_BYTES_SENT] != own_hops * pl[S.PL_LEN])[0]
+            self._problem(len(bad), f"{len(bad)} packets lost or duplicated bytes on links (packet {pl[R.PL_UID, i]}: "
+                                    f"sent {pl[R.PL_BYTES_SENT, i]}, received {pl[R.PL_BYTES_RECEIVED, i]})")
+        own_hops = pl[R.PL_HOPS] - pl[R.PL_HOPS_INHERITED]
+        bad = np.nonzero(pl[R.PL_BYTES_SENT] != own_hops * pl[R.PL_LEN])[0]
         self._problem(len(bad), f"{len(bad)} packets sent other than length x hops bytes")
         # a unicast is delivered exactly once unless a named fault dropped it, and then never
-        routed = pl[S.PL_ROUTE] == S.ROUTE_DESTINATION
-        dropped = pl[S.PL_DROPPED] != 0
-        bad = np.nonzero(routed & (pl[S.PL_DELIVERIES] != np.where(dropped, 0, 1)))[0]
+        routed = pl[R.PL_ROUTE] == R.ROUTE_DESTINATION
+        dropped = pl[R.PL_DROPPED] != 0
+        bad = np.nonzero(routed & (pl[R.PL_DELIVERIES] != np.where(dropped, 0, 1)))[0]
         if len(bad):
             i = bad[0]
             self._problem(len(bad), f"{len(bad)} unicast packets neither delivered exactly once nor dropped by a "
-                                    f"fault (packet {pl[S.PL_UID, i]}: delivered {pl[S.PL_DELIVERIES, i]} times, "
-                                    f"dropped: {bool(pl[S.PL_DROPPED, i])})")
+                                    f"fault (packet {pl[R.PL_UID, i]}: delivered {pl[R.PL_DELIVERIES, i]} times, "
+                                    f"dropped: {bool(pl[R.PL_DROPPED, i])})")
         # ... over a shortest path: the route offsets only ever shrink
         arrived = np.nonzero(routed & ~dropped)[0]
         if len(arrived):
-            shortest = self.topology.distance(pl[S.PL_SENDER, arrived], pl[S.PL_DEST, arrived])
+            shortest = self.topology.distance(pl[R.PL_SENDER, arrived], pl[R.PL_DEST, arrived])
             longer = np.count_nonzero(own_hops[arrived] != shortest)
             self._problem(longer, f"{longer} unicast packets took a path that is not a shortest one")
         # ... at its destination
-        copies = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_DESTINATION)[0]
-        wrong = copies[dl[S.DL_NODE, copies] != dl[S.DL_DEST, copies]]
+        copies = np.nonzero(dl[R.DL_ROUTE] == R.ROUTE_DESTINATION)[0]
+        wrong = copies[dl[R.DL_NODE, copies] != dl[R.DL_DEST, copies]]
         if len(wrong):
             i = wrong[0]
             self._problem(len(wrong), f"{len(wrong)} unicast packets delivered to the wrong node (packet "
-                                      f"{dl[S.DL_UID, i]} to {dl[S.DL_NODE, i]}, destination {dl[S.DL_DEST, i]})")
+                                      f"{dl[R.DL_UID, i]} to {dl[R.DL_NODE, i]}, destination {dl[R.DL_DEST, i]})")
 
     def finish(self, result, state: dict) -> None:
         stats = result.stats

@@ -12,12 +12,13 @@ from fractions import Fraction
 import numpy as np
 
 from .config import Config
+from ..controller import records as R
 from ..controller import state as S
 from ..errors import SimulationError
 from ..network import Topology
 from .traffic import links_per_node, uniform_node_load
 
-NP_UID_BASE = S.NP_UID_BASE
+NP_UID_BASE = R.NP_UID_BASE
 
 
 @dataclass
@@ -54,22 +55,22 @@ class Recorder:
     def take(self, deliveries: np.ndarray, header: np.ndarray, packets: np.ndarray, hops: np.ndarray) -> None:
         t = self.tally
         t.deliveries += deliveries.shape[1]
-        traffic_unicast = (deliveries[S.DL_UID] < NP_UID_BASE) & (deliveries[S.DL_ROUTE] == S.ROUTE_DESTINATION)
-        measured = traffic_unicast & (deliveries[S.DL_CREATE] >= self.warmup_ticks)
-        latency = deliveries[S.DL_TICK, measured] - deliveries[S.DL_CREATE, measured]
+        traffic_unicast = (deliveries[R.DL_UID] < NP_UID_BASE) & (deliveries[R.DL_ROUTE] == R.ROUTE_DESTINATION)
+        measured = traffic_unicast & (deliveries[R.DL_CREATE] >= self.warmup_ticks)
+        latency = deliveries[R.DL_TICK, measured] - deliveries[R.DL_CREATE, measured]
         t.measured += int(measured.sum())
         t.latency_sum += int(latency.sum())
         t.latency_max = max(t.latency_max, int(latency.max(initial=0)))
-        unicast = (packets[S.PL_UID] < NP_UID_BASE) & (packets[S.PL_ROUTE] == S.ROUTE_DESTINATION)
+        unicast = (packets[R.PL_UID] < NP_UID_BASE) & (packets[R.PL_ROUTE] == R.ROUTE_DESTINATION)
         t.unicast_packets += int(unicast.sum())
-        t.unicast_hops += int(packets[S.PL_HOPS, unicast].sum())
-        t.unicast_stores += int(packets[S.PL_STORES, unicast].sum())
-        t.unicast_dropped += int(np.count_nonzero(packets[S.PL_DROPPED, unicast]))
+        t.unicast_hops += int(packets[R.PL_HOPS, unicast].sum())
+        t.unicast_stores += int(packets[R.PL_STORES, unicast].sum())
+        t.unicast_dropped += int(np.count_nonzero(packets[R.PL_DROPPED, unicast]))
         t.records += packets.shape[1]
-        contention = packets[S.PL_CONTENTION]
+        contention = packets[R.PL_CONTENTION]
         t.contended_records += int(np.count_nonzero(contention))
-        for name, bit in (("stored", S.CONTENTION_STORED), ("retried", S.CONTENTION_RETRIED),
-                          ("queued", S.CONTENTION_QUEUED)):
+        for name, bit in (("stored", R.CONTENTION_STORED), ("retried", R.CONTENTION_RETRIED),
+                          ("queued", R.CONTENTION_QUEUED)):
             t.contention[name] += int(np.count_nonzero(contention & bit))
         if self.keep:
             self._deliveries.append(deliveries)
@@ -82,16 +83,16 @@ class Recorder:
         hops = np.concatenate(self._hops + [np.zeros((S.HL_ROWS, 0), np.int64)], axis=1) if self.keep_hops else None
         if not self.keep:
             return Logs(None, None, None, hops, self.tally)
-        return Logs(np.concatenate(self._deliveries + [np.zeros((S.DL_ROWS, 0), np.int64)], axis=1),
+        return Logs(np.concatenate(self._deliveries + [np.zeros((R.DL_ROWS, 0), np.int64)], axis=1),
                     np.concatenate(self._header + [np.zeros((0, max(self._words, 1)), np.int64)], axis=0),
-                    np.concatenate(self._packets + [np.zeros((S.PL_ROWS, 0), np.int64)], axis=1), hops, self.tally)
+                    np.concatenate(self._packets + [np.zeros((R.PL_ROWS, 0), np.int64)], axis=1), hops, self.tally)
 
 
 @dataclass
 class Logs:
-    deliveries: np.ndarray | None  # state.DL_* rows, one column per delivered copy, in delivery order
+    deliveries: np.ndarray | None  # records.DL_* rows, one column per delivered copy, in delivery order
     delivery_header: np.ndarray | None  # (copies, header words): each copy's header as delivered
-    packets: np.ndarray | None  # state.PL_* rows, one column per packet record, in completion order
+    packets: np.ndarray | None  # records.PL_* rows, one column per packet record, in completion order
     hops: np.ndarray | None  # state.HL_* rows, one column per step of a packet at a node (run(hops=True))
     tally: Tally
 
@@ -220,17 +221,17 @@ class Result:
 
     def packet(self, uid: int) -> np.ndarray:
         """The packet log column of one packet."""
-        column = np.nonzero(self.packets[S.PL_UID] == uid)[0]
+        column = np.nonzero(self.packets[R.PL_UID] == uid)[0]
         if len(column) != 1:
             raise SimulationError(f"packet {uid} is in the packet log {len(column)} times")
         return self.packets[:, column[0]]
 
     def unicast_latency(self, uid: int) -> Fraction:
         """Exact latency of one unicast packet in cycles."""
-        row = np.nonzero(self.deliveries[S.DL_UID] == uid)[0]
+        row = np.nonzero(self.deliveries[R.DL_UID] == uid)[0]
         if len(row) != 1:
             raise SimulationError(f"packet {uid} was delivered {len(row)} times")
-        ticks = int(self.deliveries[S.DL_TICK, row[0]]) - int(self.deliveries[S.DL_CREATE, row[0]])
+        ticks = int(self.deliveries[R.DL_TICK, row[0]]) - int(self.deliveries[R.DL_CREATE, row[0]])
         return Fraction(ticks, self.bytes_per_cycle)
 
     def copies_of(self, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -238,13 +239,13 @@ class Result:
         broadcast initiations), and for each copy the position in `origins` of its origin."""
         dl = self.deliveries
         origins = np.asarray(origins, dtype=np.int64)
-        rows = np.nonzero(dl[S.DL_UID] >= NP_UID_BASE)[0]
+        rows = np.nonzero(dl[R.DL_UID] >= NP_UID_BASE)[0]
         if len(origins) == 0:
             return rows[:0], rows[:0]
         order = np.argsort(origins)
         sorted_origins = origins[order]
-        at = np.minimum(np.searchsorted(sorted_origins, dl[S.DL_ORIGIN, rows]), len(origins) - 1)
-        hit = sorted_origins[at] == dl[S.DL_ORIGIN, rows]
+        at = np.minimum(np.searchsorted(sorted_origins, dl[R.DL_ORIGIN, rows]), len(origins) - 1)
+        hit = sorted_origins[at] == dl[R.DL_ORIGIN, rows]
         return rows[hit], order[at[hit]]
 
     def counters(self) -> Counters:

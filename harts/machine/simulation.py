@@ -21,6 +21,7 @@ import numpy as np
 
 from .config import Config, hex_config
 from ..controller import isa
+from ..controller import records as R
 from ..controller import state as S
 from ..controller.engine import compiled_kernel, run_kernel
 from ..controller.microcode import Microprogram, assemble
@@ -114,8 +115,8 @@ def memory_estimate(nodes: int, ports: int, contexts: int, header_words: int, in
     and clock entries; plus the packet pool, the NP event pool and the logs."""
     per_node = (contexts * (S.CX_ROWS + header_words) + ports * (S.TX_ROWS + 2) + S.ND_ROWS
                 + (contexts + 1) * 8 + 16)
-    records = initial_records * (S.PK_ROWS + header_words) + initial_records * (S.E_HEADER + header_words)
-    logs = LOG_ROWS * (S.DL_ROWS + header_words + S.PL_ROWS)
+    records = initial_records * (S.PK_ROWS + header_words) + initial_records * (R.E_HEADER + header_words)
+    logs = LOG_ROWS * (R.DL_ROWS + header_words + R.PL_ROWS)
     return 8 * (nodes * per_node + records + logs)
 
 
@@ -200,15 +201,15 @@ class Simulation:
         return S.Machine(self.microprogram.placed(self.layout.fields), params, topo.neighbours, topo.in_port,
                          topo.axis_positive, topo.axis_negative, topo.shape, topo.offset_table, tables)
 
-    def _processor(self) -> S.Processor:
+    def _processor(self) -> R.Processor:
         topo = self.topology
         program = self.program
         words = self.layout.words
         parameters = program.parameters(topo) if program.parameters else np.zeros(1, np.int64)
-        system = S.System(np.ascontiguousarray(parameters, dtype=np.int64), topo.neighbours, topo.in_port,
+        system = R.System(np.ascontiguousarray(parameters, dtype=np.int64), topo.neighbours, topo.in_port,
                           np.array([self.layout.fields[f] for f in program.fields] or [0], dtype=np.int64),
                           self.layout.route())
-        return S.Processor(S.event_pool(self._initial_records(topo.n_nodes), words),
+        return R.Processor(R.event_pool(self._initial_records(topo.n_nodes), words),
                            np.zeros((topo.n_nodes, max(1, program.state_words)), dtype=np.int64),
                            np.zeros((MAX_SENDS, S_HEADER + words), dtype=np.int64), system)
 
@@ -235,7 +236,7 @@ class Simulation:
         stats = np.zeros(S.ST_ROWS, dtype=np.int64)
         stats[S.ST_FREE_COUNT] = records
         stats[S.ST_EVENT_FREE_COUNT] = records
-        stats[S.ST_UID_NEXT] = S.NP_UID_BASE
+        stats[S.ST_UID_NEXT] = R.NP_UID_BASE
         stats[S.ST_CURRENT] = -1
         # xorshift needs a non-zero state: an odd constant mixed with the seed
         stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
@@ -247,23 +248,23 @@ class Simulation:
             "machine": self._machine(params),
             "controller": S.Controller(ctx, S.table(contexts, self.layout.registers), tx, node),
             "packets": S.packet_pool(records, words),
-            "logs": S.Logs(stats, S.table(S.DL_ROWS, LOG_ROWS), S.table(LOG_ROWS, words),
-                           S.table(S.PL_ROWS, LOG_ROWS), S.table(S.HL_ROWS, LOG_ROWS if hops else 0)),
+            "logs": R.Logs(stats, S.table(R.DL_ROWS, LOG_ROWS), S.table(LOG_ROWS, words),
+                           S.table(R.PL_ROWS, LOG_ROWS), S.table(S.HL_ROWS, LOG_ROWS if hops else 0)),
             "clock": S.empty_clock(topo.n_nodes, per_node),
             "processor": self._processor(),
         }
 
     def traffic_table(self, traffic: Traffic, first_uid: int) -> np.ndarray:
-        table = S.table(S.TR_ROWS, len(traffic))
-        table[S.TR_CREATE] = traffic.create * self.config.bytes_per_cycle
-        table[S.TR_SOURCE] = traffic.source
-        table[S.TR_DEST] = traffic.destination
-        table[S.TR_LENGTH] = traffic.length
-        table[S.TR_KIND] = traffic.kind
-        table[S.TR_DIRECTION] = traffic.direction
-        table[S.TR_DISTANCE] = traffic.distance
-        table[S.TR_ARGUMENT] = traffic.argument
-        table[S.TR_UID] = np.arange(first_uid, first_uid + len(traffic))
+        table = S.table(R.TR_ROWS, len(traffic))
+        table[R.TR_CREATE] = traffic.create * self.config.bytes_per_cycle
+        table[R.TR_SOURCE] = traffic.source
+        table[R.TR_DEST] = traffic.destination
+        table[R.TR_LENGTH] = traffic.length
+        table[R.TR_KIND] = traffic.kind
+        table[R.TR_DIRECTION] = traffic.direction
+        table[R.TR_DISTANCE] = traffic.distance
+        table[R.TR_ARGUMENT] = traffic.argument
+        table[R.TR_UID] = np.arange(first_uid, first_uid + len(traffic))
         return table
 
     def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
@@ -298,7 +299,7 @@ class Simulation:
         uids = 0
         table, uids, more = self._next_chunk(chunks, uids)
         params[S.PR_TRAFFIC_MORE] = more
-        last_create = int(table[S.TR_CREATE, -1]) if table.shape[1] else 0
+        last_create = int(table[R.TR_CREATE, -1]) if table.shape[1] else 0
         params[S.PR_LAST_TICK] = S.NEVER if more else last_create + self.config["run.drain_cycles"] * bpc
         started = time.perf_counter()
         if not run_kernel.signatures and not kernel_is_cached():
@@ -344,7 +345,7 @@ class Simulation:
                     stats[S.ST_NEXT_TRAFFIC] = 0
                     params[S.PR_TRAFFIC_MORE] = more
                     if not more:
-                        last_create = int(table[S.TR_CREATE, -1]) if table.shape[1] else last_create
+                        last_create = int(table[R.TR_CREATE, -1]) if table.shape[1] else last_create
                         params[S.PR_LAST_TICK] = last_create + self.config["run.drain_cycles"] * bpc
                 elif paused == S.PAUSE_NONE:
                     break
@@ -372,7 +373,7 @@ class Simulation:
         """The next traffic table, the uid after it, and whether more traffic follows."""
         chunk = chunks.take()
         if chunk is None:
-            return S.table(S.TR_ROWS, 0), uids, False
+            return S.table(R.TR_ROWS, 0), uids, False
         return self.traffic_table(chunk, uids), uids + len(chunk), chunks.more
 
     def _make_room(self, state: dict, recorder: Recorder, checks) -> None:
@@ -390,7 +391,8 @@ class Simulation:
             state["packets"] = S.grow_packets(state["packets"], stats)
         else:
             processor = state["processor"]
-            state["processor"] = processor._replace(events=S.grow_events(processor.events, stats))
+            state["processor"] = processor._replace(events=R.grow_events(processor.events, stats, S.ST_EVENT_FREE_HEAD,
+                                                                        S.ST_EVENT_FREE_COUNT))
 
     def _drain(self, state: dict, recorder: Recorder, checks) -> None:
         logs = state["logs"]
@@ -489,7 +491,7 @@ def _cycle_text(ticks: int, bytes_per_cycle: int) -> str:
 
 
 def _uid_text(uid: int) -> str:
-    return f"{uid - S.NP_UID_BASE} sent by an NP" if uid >= S.NP_UID_BASE else str(uid)
+    return f"{uid - R.NP_UID_BASE} sent by an NP" if uid >= R.NP_UID_BASE else str(uid)
 
 
 def _progress_bar(total_cycles: int):

@@ -22,7 +22,7 @@ from .config import (
     integer,
     real,
 )
-from ..controller.state import TRAFFIC_INITIATE, TRAFFIC_UNICAST
+from ..controller.records import TRAFFIC_INITIATE, TRAFFIC_UNICAST
 from ..network import Topology
 from ..yamlsource import Located
 

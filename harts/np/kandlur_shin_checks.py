@@ -9,35 +9,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..controller import state as S
-from ..controller.state import TRAFFIC_INITIATE
+from ..controller import records as R
+from ..controller.records import TRAFFIC_INITIATE
 
 
 def problems(result, copies_of_algorithm: dict[int, int], marked: int) -> list[str]:
     """The violations found in a run kept with its logs; `copies_of_algorithm` (initiation argument -> copies
     each node gets) and `marked` (the flags bit of a copy whose forward failed) are the program's."""
     dl, pl, topo = result.deliveries, result.packets, result.topology
-    copies = np.nonzero(dl[S.DL_ROUTE] == S.ROUTE_DIRECTION)[0]
+    copies = np.nonzero(dl[R.DL_ROUTE] == R.ROUTE_DIRECTION)[0]
     if not len(copies):
         return []
     found = []
-    uid_order = np.argsort(pl[S.PL_UID])
-    record = uid_order[np.searchsorted(pl[S.PL_UID, uid_order], dl[S.DL_UID, copies])]
-    direction = pl[S.PL_DIR, record]
-    index = dl[S.DL_HOPS, copies] - pl[S.PL_HOPS_INHERITED, record]  # 1 for the first node after the sender
-    expected = topo.walk(dl[S.DL_SENDER, copies], direction, index)
-    wrong = np.nonzero(expected != dl[S.DL_NODE, copies])[0]
+    uid_order = np.argsort(pl[R.PL_UID])
+    record = uid_order[np.searchsorted(pl[R.PL_UID, uid_order], dl[R.DL_UID, copies])]
+    direction = pl[R.PL_DIR, record]
+    index = dl[R.DL_HOPS, copies] - pl[R.PL_HOPS_INHERITED, record]  # 1 for the first node after the sender
+    expected = topo.walk(dl[R.DL_SENDER, copies], direction, index)
+    wrong = np.nonzero(expected != dl[R.DL_NODE, copies])[0]
     if len(wrong):
         w = copies[wrong[0]]
         found.append(f"{len(wrong)} worm copies reached a node off their worm's line "
-                     f"(packet {dl[S.DL_UID, w]} at node {dl[S.DL_NODE, w]})")
-    worms = np.nonzero(pl[S.PL_ROUTE] == S.ROUTE_DIRECTION)[0]
+                     f"(packet {dl[R.DL_UID, w]} at node {dl[R.DL_NODE, w]})")
+    worms = np.nonzero(pl[R.PL_ROUTE] == R.ROUTE_DIRECTION)[0]
     count = np.bincount(record, minlength=pl.shape[1])[worms]
     deepest = np.zeros(pl.shape[1], dtype=np.int64)
     np.maximum.at(deepest, record, index)
     deepest = deepest[worms]
     # a worm a fault swallowed on its first link reached no node; any other reached at least one
-    if (count != deepest).any() or ((count == 0) & (pl[S.PL_DROPPED, worms] == 0)).any():
+    if (count != deepest).any() or ((count == 0) & (pl[R.PL_DROPPED, worms] == 0)).any():
         found.append("a worm skipped a node of its line or reached none")
     # Where a worm stopped short, its last copy must be marked and continued by exactly one re-send.
     distance = result.header("distance")[copies]
@@ -47,13 +47,13 @@ def problems(result, copies_of_algorithm: dict[int, int], marked: int) -> list[s
     order = np.lexsort((index, record))
     ends = np.r_[np.nonzero(np.diff(record[order]))[0], len(order) - 1]
     last[record[order[ends]]] = copies[order[ends]]
-    short = worms[(deepest < initial[worms]) & (count > 0) & (pl[S.PL_DROPPED, worms] == 0)]
+    short = worms[(deepest < initial[worms]) & (count > 0) & (pl[R.PL_DROPPED, worms] == 0)]
     if len(short):
-        children = np.nonzero((pl[S.PL_PARENT] >= 0) & (pl[S.PL_ROUTE] == S.ROUTE_DIRECTION)
-                              & (pl[S.PL_FORGED] == 0))[0]
-        keys, counts = np.unique(pl[S.PL_PARENT, children] * 8 + pl[S.PL_DIR, children], return_counts=True)
+        children = np.nonzero((pl[R.PL_PARENT] >= 0) & (pl[R.PL_ROUTE] == R.ROUTE_DIRECTION)
+                              & (pl[R.PL_FORGED] == 0))[0]
+        keys, counts = np.unique(pl[R.PL_PARENT, children] * 8 + pl[R.PL_DIR, children], return_counts=True)
         d = last[short]
-        wanted = dl[S.DL_SERIAL, d] * 8 + pl[S.PL_DIR, short]
+        wanted = dl[R.DL_SERIAL, d] * 8 + pl[R.PL_DIR, short]
         at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
         continuations = np.where((len(keys) > 0) & (keys[at] == wanted), counts[at], 0)
         was_marked = result.header("flags")[d] & marked != 0
@@ -61,7 +61,7 @@ def problems(result, copies_of_algorithm: dict[int, int], marked: int) -> list[s
         if len(bad):
             q, dd = short[bad[0]], d[bad[0]]
             found.append(f"{len(bad)} worms stopped short without exactly one continuation "
-                         f"(packet {pl[S.PL_UID, q]} at node {dl[S.DL_NODE, dd]}, distance "
+                         f"(packet {pl[R.PL_UID, q]} at node {dl[R.DL_NODE, dd]}, distance "
                          f"{result.header('distance')[dd]} left)")
     traffic = result.traffic
     faults = result.faults
@@ -72,7 +72,7 @@ def problems(result, copies_of_algorithm: dict[int, int], marked: int) -> list[s
     if len(starts):
         n = topo.n_nodes
         rows, which = result.copies_of(starts)
-        per_node = np.bincount(which * n + dl[S.DL_NODE, rows], minlength=len(starts) * n).reshape(len(starts), n)
+        per_node = np.bincount(which * n + dl[R.DL_NODE, rows], minlength=len(starts) * n).reshape(len(starts), n)
         expected_copies = np.array([copies_of_algorithm[int(a)] for a in traffic.argument[starts]])[:, None] \
             * np.ones(n, dtype=np.int64)
         expected_copies[np.arange(len(starts)), traffic.source[starts]] = 0

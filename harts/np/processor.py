@@ -11,9 +11,8 @@ from ..controller.bmu import bmu_enqueue
 from ..controller.clock import schedule
 from ..controller.logs import log_delivery
 from ..controller.packets import complete, new_record, set_length
-from ..controller.state import (
+from ..controller.records import (
     CONTENTION_QUEUED,
-    CX_DIR,
     DROP_CRASHED_NODE,
     E_ARGUMENT,
     E_CONTENTION,
@@ -37,15 +36,30 @@ from ..controller.state import (
     E_TICK,
     E_UID,
     E_VALUE,
-    ERR_TOO_MANY_SENDS,
     FAULT_BOGUS,
     FAULT_CRASH,
+    NOTIFY_DELIVERED,
+    NOTIFY_SENT,
+    ROUTE_DESTINATION,
+    TRAFFIC_UNICAST,
+    TR_ARGUMENT,
+    TR_DEST,
+    TR_DIRECTION,
+    TR_DISTANCE,
+    TR_KIND,
+    TR_LENGTH,
+    TR_SOURCE,
+    TR_UID,
+    VALUE_ALTERED,
+    VALUE_TRUE,
+)
+from ..controller.state import (
+    CX_DIR,
+    ERR_TOO_MANY_SENDS,
     ND_FAULT,
     ND_INBOX_HEAD,
     ND_INBOX_TAIL,
     ND_NP_FREE,
-    NOTIFY_DELIVERED,
-    NOTIFY_SENT,
     PK_CONTENTION,
     PK_CORRUPT,
     PK_CUTS,
@@ -72,7 +86,6 @@ from ..controller.state import (
     PR_NP_RECEIVE,
     PR_NP_SEND,
     PR_PORTS,
-    ROUTE_DESTINATION,
     ST_DROPS,
     ST_ERROR,
     ST_ERROR_CYCLE,
@@ -81,17 +94,6 @@ from ..controller.state import (
     ST_EVENT_FREE_HEAD,
     ST_FORGED,
     ST_LAST_PROGRESS,
-    TR_ARGUMENT,
-    TR_DEST,
-    TR_DIRECTION,
-    TR_DISTANCE,
-    TR_KIND,
-    TR_LENGTH,
-    TR_SOURCE,
-    TR_UID,
-    TRAFFIC_UNICAST,
-    VALUE_ALTERED,
-    VALUE_TRUE,
 )
 from ..jit import kernel_call, kernel_part
 from .program import (

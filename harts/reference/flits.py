@@ -34,7 +34,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..controller import isa
-from ..controller.state import ROUTE_DESTINATION, ROUTE_SEGMENTS
+from ..controller.records import ROUTE_DESTINATION, ROUTE_SEGMENTS
 
 DEADLOCK_CYCLES = 10_000
 LONG_AGO = -(10 ** 18)  # the cycle an unused buffer slot was "freed"

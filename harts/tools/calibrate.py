@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..machine.config import Config
-from ..controller import state
+from ..controller import records
 from ..errors import InputError
 from ..machine.simulation import Simulation
 from ..machine.traffic import unicast
@@ -49,7 +49,7 @@ def calibrate(config: Config, lengths=LENGTHS) -> Calibration:
     result = sim.run(unicast(create, np.zeros(len(dst)), dst, length))
     dl = result.deliveries
     ticks = np.zeros(len(dst), dtype=np.int64)
-    ticks[dl[state.DL_UID]] = dl[state.DL_TICK] - dl[state.DL_CREATE]
+    ticks[dl[records.DL_UID]] = dl[records.DL_TICK] - dl[records.DL_CREATE]
     latency = [Fraction(int(t), result.bytes_per_cycle) for t in ticks]
     hop_of = np.repeat(hops, len(lengths))
 

@@ -17,13 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ..controller import records as R
+
 from ..controller import state as S
 
 _HOW = {S.HOP_CUT: "cut-through", S.HOP_SEND: "from the BMU"}
 
 
 def packet_name(uid: int) -> str:
-    return f"packet {uid}" if uid < S.NP_UID_BASE else f"NP packet {uid - S.NP_UID_BASE}"
+    return f"packet {uid}" if uid < R.NP_UID_BASE else f"NP packet {uid - R.NP_UID_BASE}"
 
 
 def trace_events(result):

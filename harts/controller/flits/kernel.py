@@ -10,7 +10,7 @@ only run when due, and idle stretches with nothing bound are skipped.
 from ...jit import kernel_call, kernel_entry, kernel_part
 from .. import isa
 from ..conditions import compare
-from ..state import ROUTE_SEGMENTS
+from ..records import ROUTE_SEGMENTS
 from .state import (
     CX_DUE,
     CX_FREE_FROM,

@@ -15,7 +15,7 @@ import argparse
 import numpy as np
 
 from ...machine.config import hex_config
-from ...controller import state as S
+from ...controller import records as R
 from ...np.kandlur_shin import ALGORITHMS, MARKED
 from ...machine.simulation import Simulation
 from ...machine.traffic import paper_workload
@@ -31,10 +31,10 @@ def cut_through_under_load(size: int = 7, loads=LOADS, cycles: int = 60_000, see
         traffic = paper_workload(sim.topology, load, "link", ALGORITHMS["sbcast"], config.bytes_per_cycle, cycles,
                                  np.random.default_rng(seed))
         result = sim.run(traffic)
-        initiations = np.nonzero(traffic.kind == S.TRAFFIC_INITIATE)[0]
+        initiations = np.nonzero(traffic.kind == R.TRAFFIC_INITIATE)[0]
         copies, _ = result.copies_of(initiations)
-        cuts = result.deliveries[S.DL_CUTS, copies]
-        restarts = result.deliveries[S.DL_STORES, copies]
+        cuts = result.deliveries[R.DL_CUTS, copies]
+        restarts = result.deliveries[R.DL_STORES, copies]
         rows.append({"load": load, "broadcasts": len(initiations), "copies": len(copies),
                      "cut_through_share": float(cuts.sum() / (cuts.sum() + restarts.sum())),
                      "marked_share": float(((result.header("flags")[copies] & MARKED) != 0).mean()),

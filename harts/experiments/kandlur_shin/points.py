@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ...machine.config import hex_config
-from ...controller import state as S
+from ...controller import records as R
 from ...np.kandlur_shin import ALGORITHMS
 from ...machine.results import utilisations
 from ...machine.simulation import Simulation
@@ -127,23 +127,23 @@ def replication(point: Point, index: int) -> dict:
     start, end = warmup * bpc, (warmup + window) * bpc
 
     # regular traffic: offered bytes in the window against bytes delivered in it
-    regular = traffic.kind == S.TRAFFIC_UNICAST
+    regular = traffic.kind == R.TRAFFIC_UNICAST
     offered = int(traffic.length[regular & (created >= start) & (created < end)].sum())
-    is_regular = (dl[S.DL_UID] < S.NP_UID_BASE) & (dl[S.DL_ROUTE] == S.ROUTE_DESTINATION)
-    arrived = is_regular & (dl[S.DL_TICK] >= start) & (dl[S.DL_TICK] < end)
-    accepted = int(dl[S.DL_LENGTH, arrived].sum())
-    measured = is_regular & (dl[S.DL_CREATE] >= start) & (dl[S.DL_CREATE] < end)
-    regular_latency = float(((dl[S.DL_TICK, measured] - dl[S.DL_CREATE, measured]) / bpc).mean())
+    is_regular = (dl[R.DL_UID] < R.NP_UID_BASE) & (dl[R.DL_ROUTE] == R.ROUTE_DESTINATION)
+    arrived = is_regular & (dl[R.DL_TICK] >= start) & (dl[R.DL_TICK] < end)
+    accepted = int(dl[R.DL_LENGTH, arrived].sum())
+    measured = is_regular & (dl[R.DL_CREATE] >= start) & (dl[R.DL_CREATE] < end)
+    regular_latency = float(((dl[R.DL_TICK, measured] - dl[R.DL_CREATE, measured]) / bpc).mean())
 
     # broadcasts initiated in the window: latency (last copy) and mean over nodes of their last copy
-    initiations = np.nonzero((traffic.kind == S.TRAFFIC_INITIATE) & (created >= start) & (created < end))[0]
+    initiations = np.nonzero((traffic.kind == R.TRAFFIC_INITIATE) & (created >= start) & (created < end))[0]
     latencies, means = [], []
     if len(initiations):
         copy_rows, row = result.copies_of(initiations)
         # per broadcast and node: when the node held all its copies
         last = np.zeros(len(initiations) * n, dtype=np.int64)
-        np.maximum.at(last, row * n + dl[S.DL_NODE, copy_rows],
-                      dl[S.DL_TICK, copy_rows] - created[initiations[row]])
+        np.maximum.at(last, row * n + dl[R.DL_NODE, copy_rows],
+                      dl[R.DL_TICK, copy_rows] - created[initiations[row]])
         last = last.reshape(len(initiations), n)
         receiving = np.ones_like(last, dtype=bool)
         receiving[np.arange(len(initiations)), traffic.source[initiations]] = False

@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...machine.config import Config
-from ...controller import state as S
+from ...controller import records as R
 from ...errors import InputError, SimulationError
 from ...network import node_count, port_count
 from ...network.hamiltonian import directed_cycles
@@ -320,25 +320,25 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
         raise
     n = sim.topology.n_nodes
     dl = result.deliveries
-    dl = dl[:, traffic.kind[dl[S.DL_ORIGIN]] == S.TRAFFIC_INITIATE]
-    completion = Fraction(int(dl[S.DL_TICK].max()), result.bytes_per_cycle) - start
+    dl = dl[:, traffic.kind[dl[R.DL_ORIGIN]] == R.TRAFFIC_INITIATE]
+    completion = Fraction(int(dl[R.DL_TICK].max()), result.bytes_per_cycle) - start
     copies = true_copies = None
     if merged:
         # merged messages carry many packets: count packets by bytes, per node, over the N - 1 sources
-        received = np.bincount(dl[S.DL_NODE], weights=dl[S.DL_LENGTH], minlength=n)
+        received = np.bincount(dl[R.DL_NODE], weights=dl[R.DL_LENGTH], minlength=n)
         off_diagonal = (received / (length * (n - 1))).astype(np.int64)
     else:
         # copies of each source's message at each node
         copies = np.zeros((n, n), dtype=np.int64)
-        np.add.at(copies, (dl[S.DL_NODE], traffic.source[dl[S.DL_ORIGIN]]), 1)
+        np.add.at(copies, (dl[R.DL_NODE], traffic.source[dl[R.DL_ORIGIN]]), 1)
         off_diagonal = copies[~np.eye(n, dtype=bool)]
-        true = (dl[S.DL_VALUE] == S.VALUE_TRUE) & (dl[S.DL_CORRUPT] == 0)
+        true = (dl[R.DL_VALUE] == R.VALUE_TRUE) & (dl[R.DL_CORRUPT] == 0)
         true_copies = np.zeros((n, n), dtype=np.int64)
-        np.add.at(true_copies, (dl[S.DL_NODE, true], traffic.source[dl[S.DL_ORIGIN, true]]), 1)
+        np.add.at(true_copies, (dl[R.DL_NODE, true], traffic.source[dl[R.DL_ORIGIN, true]]), 1)
     return AtaRun(algorithm, sim.topology.name, n, gamma, mu, length, timing.S, timing.r, timing.d, completion,
-                  formula, not (dl[S.DL_CONTENTION] != 0).any(), int(off_diagonal.min()), int(off_diagonal.max()),
+                  formula, not (dl[R.DL_CONTENTION] != 0).any(), int(off_diagonal.min()), int(off_diagonal.max()),
                   _first_contention(result, dl, traffic), copies=copies, true_copies=true_copies,
-                  arrivals=np.sort(dl[S.DL_TICK]) / result.bytes_per_cycle - start, **extra)
+                  arrivals=np.sort(dl[R.DL_TICK]) / result.bytes_per_cycle - start, **extra)
 
 
 def plot_arrivals(run: AtaRun, path: str) -> None:
@@ -367,13 +367,13 @@ def plot_arrivals(run: AtaRun, path: str) -> None:
 
 def _first_contention(result, dl, traffic) -> str | None:
     """Where the first of the copies `dl` that waited for something was delivered, and what it waited for."""
-    waited = np.nonzero(dl[S.DL_CONTENTION] != 0)[0]
+    waited = np.nonzero(dl[R.DL_CONTENTION] != 0)[0]
     if len(waited) == 0:
         return None
-    first = waited[np.argmin(dl[S.DL_TICK, waited])]
-    marks = int(dl[S.DL_CONTENTION, first])
-    what = [name for bit, name in ((S.CONTENTION_STORED, "stored"), (S.CONTENTION_RETRIED, "refused a transmitter"),
-                                   (S.CONTENTION_QUEUED, "queued behind another packet")) if marks & bit]
-    return (f"a copy of node {int(traffic.source[dl[S.DL_ORIGIN, first]])}'s message delivered at node "
-            f"{int(dl[S.DL_NODE, first])} at cycle {float(Fraction(int(dl[S.DL_TICK, first]), result.bytes_per_cycle)):g} "
+    first = waited[np.argmin(dl[R.DL_TICK, waited])]
+    marks = int(dl[R.DL_CONTENTION, first])
+    what = [name for bit, name in ((R.CONTENTION_STORED, "stored"), (R.CONTENTION_RETRIED, "refused a transmitter"),
+                                   (R.CONTENTION_QUEUED, "queued behind another packet")) if marks & bit]
+    return (f"a copy of node {int(traffic.source[dl[R.DL_ORIGIN, first]])}'s message delivered at node "
+            f"{int(dl[R.DL_NODE, first])} at cycle {float(Fraction(int(dl[R.DL_TICK, first]), result.bytes_per_cycle)):g} "
             f"had " + " and ".join(what) + " on its way")
