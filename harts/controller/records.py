@@ -126,7 +126,10 @@ PL_COMPLETE = 16  # tick its last holder let go
 PL_DIR = 17  # direction of its last hop (its send port if it never left)
 PL_HOPS_INHERITED = 18
 PL_FORGED = 19
-PL_ROWS = 20
+PL_CONTENDED_AT = 20  # tick it first waited itself (CONTENTION_* marks inherited from a copy do not count), -1
+PL_CONTENDED_NODE = 21  # ... the node where it waited, -1
+PL_CONTENDED_KIND = 22  # ... the CONTENTION_* mark of that first wait, 0
+PL_ROWS = 23
 
 # ---- hop log (only when a tool asks for it): one column per visit of a packet to a node --------------------------
 HR_UID = 0  # the packet's uid
