@@ -19,8 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harts.machine.config import defaults
-from harts.machine.flits import FlitSimulation, packets
 from harts.machine.patterns import synthetic_packets
+from harts.machine.simulation import Simulation
+from harts.machine.traffic import unicast
 
 RATES = (0.1, 0.3)
 TARGET = 20e6
@@ -30,17 +31,19 @@ PACKET_FLITS = 8
 def one_run(rate: float, cycles: int) -> dict:
     config = defaults().with_values(topology={"kind": "torus", "dims": [16, 16]}, microcode="wormhole",
                                     flow__virtual_channels=2, flow__buffer_flits=8)
-    sim = FlitSimulation(config)
+    sim = Simulation(config)
     create, source, dest = synthetic_packets(sim.topology, "uniform", rate, PACKET_FLITS, cycles, 1)
-    work = packets(create, source, dest, PACKET_FLITS)
+    work = unicast(create, source, dest, PACKET_FLITS * sim.params.flit_bytes)
     started = time.perf_counter()
-    result = sim.run(work)
+    result = sim.run(work, keep=False)
     wall = time.perf_counter() - started
     routers = sim.topology.n_nodes
-    return {"rate": rate, "packets": len(work), "cycles": result.cycles, "wall_seconds": wall,
-            "router_cycles_per_second": routers * result.cycles / wall,
-            "flit_hops_per_second": int(result.output_flits[:, :-1].sum()) / wall,
-            "latency_mean_cycles": float(result.latency.mean())}
+    cycles_run = result.ticks - 1
+    summary = result.summary()
+    return {"rate": rate, "packets": len(work), "cycles": cycles_run, "wall_seconds": wall,
+            "router_cycles_per_second": routers * cycles_run / wall,
+            "flit_hops_per_second": summary["packet_hops"] * PACKET_FLITS / wall,
+            "latency_mean_cycles": summary["latency_mean_cycles"]}
 
 
 def main() -> int:

@@ -138,19 +138,11 @@ def _check_length(config, args) -> None:
 
 def cmd_run(args) -> int:
     from .machine.config import load_config
-    from .controller import isa
-    from .controller.microcode import assemble
     from .machine.simulation import Simulation
     config = load_config(args.config)
-    if assemble(config.microcode_path()).switching != isa.SWITCHING_CUT_THROUGH:
-        if args.link_map or args.packet_trace is not None:
-            raise InputError("harts run: --link-map and --packet-trace draw cut-through runs; this config's "
-                             "microprogram switches by wormhole or circuit")
-        from .machine.flits import run_config
-        _print(run_config(config, progress=sys.stderr.isatty()), args.json)
-        return 0
     traced = args.packet_trace is not None
-    result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False, hops=traced)
+    result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False, hops=traced,
+                                    counters=args.link_map is not None)
     data = result.summary()
     if args.link_map:
         from .tools.link_map import draw_link_map

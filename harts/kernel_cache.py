@@ -10,12 +10,14 @@ import hashlib
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
-_COMPILED_SOURCES = ("jit.py", "controller/*.py", "np/*.py", "network/*.py", "faults/injection.py")
+_COMPILED_SOURCES = ("jit.py", "controller/*.py", "controller/flits/*.py", "np/*.py", "network/*.py",
+                     "faults/injection.py")
 
 
-def kernel_is_cached() -> bool:
-    """Whether a compiled kernel is on disk (if not, the first run compiles it, which takes a while)."""
-    return any((_PACKAGE / "controller" / "__pycache__").glob("engine.run_kernel-*.nbi"))
+def kernel_is_cached(folder: str, function: str) -> bool:
+    """Whether a compiled kernel (`function` as numba names it, module.name, in the package's `folder`) is on
+    disk; if not, the first run compiles it, which takes a while."""
+    return any((_PACKAGE / folder / "__pycache__").glob(f"{function}-*.nbi"))
 
 
 def drop_stale_kernel_cache() -> None:

@@ -55,7 +55,7 @@ def test_counters_over_a_window_add_up_to_the_whole_run():
     cfg = config(5, traffic__uniform__load=0.5, run__cycles=3000)
     result = Simulation(cfg).run(snapshots=(1000, 2000))
     first, second = result.snapshots[1000], result.snapshots[2000]
-    final = result.counters()
+    final = result.network.counters()
     assert first.tick == 1000 * cfg.bytes_per_cycle and second.tick == 2000 * cfg.bytes_per_cycle
     for name in ("link_bytes", "bmu_byte_ticks", "queue_packet_ticks", "interface_busy", "interface_blocked"):
         a, b, c = (getattr(x, name) for x in (first, second, final))

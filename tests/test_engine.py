@@ -51,9 +51,9 @@ def test_link_streams_six_bytes_per_cycle_for_any_length():
     result = sim.run(unicast(np.zeros(k), np.zeros(k), np.ones(k), lengths))
     first_byte = 6 * (cfg["timing.np_send_cycles"] + cfg["timing.bmu_setup_cycles"] + 2
                       + cfg["timing.bus_delay_cycles"])
-    tx = result.transmitters[0 * sim.topology.n_ports + 0, S.TX_FREE]
+    tx = result.network.transmitters[0 * sim.topology.n_ports + 0, S.TX_FREE]
     assert tx == first_byte + int(lengths.sum()) + 8 * k
-    assert result.transmitters[:, S.TX_BYTES].sum() == lengths.sum()
+    assert result.network.transmitters[:, S.TX_BYTES].sum() == lengths.sum()
 
 
 def test_receiver_keeps_up_with_a_stream_of_packets_of_64_bytes_or_more():
@@ -106,7 +106,7 @@ def test_small_bmu_applies_cut_through_flow_control():
     cfg = config(5, traffic__uniform__load=0.8, traffic__uniform__load_basis="node", run__cycles=3000,
                  bmu__capacity_bytes=2048, bmu__when_full="wait")
     result = Simulation(cfg).run()
-    assert result.nodes[:, S.ND_BMU_PEAK].max() == 2048
+    assert result.network.nodes[:, S.ND_BMU_PEAK].max() == 2048
     assert result.summary()["dropped_by_bmu_overflow"] == 0
 
 
@@ -120,7 +120,7 @@ def test_far_past_saturation_full_bmus_drop_and_count_instead_of_deadlocking():
     summary = result.summary()
     assert summary["dropped_by_bmu_overflow"] > 0
     assert summary["deliveries"] + summary["dropped_by_bmu_overflow"] == summary["packets"]
-    assert result.nodes[:, S.ND_BMU_PEAK].max() <= config()["bmu.capacity_bytes"]
+    assert result.network.nodes[:, S.ND_BMU_PEAK].max() <= config()["bmu.capacity_bytes"]
 
 
 def test_broadcast_worm_is_teed_at_every_node_at_zero_load():

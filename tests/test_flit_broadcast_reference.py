@@ -3,9 +3,9 @@ copies, packets that wait for a trigger; hand-derived alone, then against the nu
 workloads of unicasts and coded worms."""
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from harts.machine.config import defaults
@@ -262,17 +262,46 @@ def random_broadcast_workload(topology, seed, count, spread, circuit=False):
     return sends
 
 
-def kernel_packets(sends, slots, topology):
-    """The kernel's arrays of the same packets (a coded worm's destination: where its route ends)."""
-    from harts.machine.flits import packets
+@dataclass
+class KernelRun:
+    """What the kernel did with the reference's sends, per send (its uid): created, delivered, copies, paths."""
 
-    segments = np.zeros((len(sends), slots, 3), np.int64)
-    for i, send in enumerate(sends):
-        if send.segments:
-            segments[i, : len(send.segments)] = send.segments
-    ends = [F.segment_route_end(topology, s.src, s.segments) if s.dst is None else s.dst for s in sends]
-    return packets([s.create for s in sends], [s.src for s in sends], ends,
-                   [s.flits for s in sends], segments, [s.trigger for s in sends], [s.parent for s in sends])
+    created: list
+    delivered: list
+    copies: list  # (uid, node, cycle)
+    paths: dict  # uid -> the nodes its head went through, the sender first (the last attempt's)
+
+
+def kernel_run(sim, sends):
+    """The reference's sends run by the kernel as the NP program of sends (harts/np/plan_program.py): a send
+    that waits for nothing is an initiation at its creation cycle, a triggered one is sent by its NP `create`
+    cycles after its trigger. Created is when it joined its NP's queue (the NP made it at its trigger; the
+    reference counts from the queue)."""
+    from harts.controller import records as R
+    from harts.machine.simulation import Simulation
+    from harts.machine.traffic import Traffic
+    from harts.np.plan_program import sends_program, start_traffic
+    from harts.np.send_plan import Send
+
+    topology = sim.topology
+    assert [s.uid for s in sends] == list(range(len(sends)))
+    planned = [Send(s.src, s.trigger, s.parent, F.segment_route_end(topology, s.src, s.segments) if s.dst is None
+                    else s.dst, tuple(tuple(x) for x in s.segments)) for s in sends]
+    delays = [s.create if s.trigger != F.TRIGGER_NONE else 0 for s in sends]
+    program = sends_program("reference workload", planned, [s.flits * sim.params.flit_bytes for s in sends], delays,
+                            sim.microprogram.segments)
+    machine = Simulation(sim.config, sim.microprogram, program)
+    traffic = Traffic.concatenate([start_traffic(planned, [s.create for s in sends])])
+    result = machine.run(traffic, hops=True)
+    dl = result.deliveries
+    send = result.header("send")
+    uid_of = {int(k): int(u) for k, u in zip(send, dl[R.DL_UID])}
+    copies = [(int(k), int(v), int(c)) for k, v, c in zip(send, dl[R.DL_NODE], dl[R.DL_TICK])]
+    created_at = {int(u): int(c) for u, c in zip(result.packets[R.PL_UID], result.packets[R.PL_CREATE])}
+    n = len(sends)
+    return KernelRun([created_at[uid_of[k]] + delays[k] for k in range(n)],
+                     [max(c for k2, _, c in copies if k2 == k) for k in range(n)], copies,
+                     {k: result.hops.path(uid_of[k]) for k in range(n)})
 
 
 def alone(topology, program, p, send):
@@ -281,12 +310,12 @@ def alone(topology, program, p, send):
 
 
 def kernel_machine(spec, C, V=2, B=8, program=CODED_PATH, setup="wait"):
-    from harts.machine.flits import FlitSimulation
+    from harts.machine.simulation import Simulation
 
     config = defaults().with_values(topology=spec, microcode=str(program), flow__virtual_channels=V,
                                     flow__buffer_flits=B, flow__np_channels=C, flow__circuit_setup=setup,
                                     run__deadlock_cycles=F.DEADLOCK_CYCLES)
-    sim = FlitSimulation(config)
+    sim = Simulation(config)
     assert sim.params.np_channels == C
     return sim
 
@@ -318,12 +347,10 @@ def test_two_teed_inputs_sharing_both_outputs_take_turns():
              F.Send(2, 0, 6, None, 4, ((0, 2, ABSORB_AND_PASS), (3, 1, ABSORB_AND_PASS)))]
     trace = F.run_traced(line, CODED, params(C=1), sends)
     assert sorted(trace.copies) == [(0, 2, 23), (0, 8, 19), (1, 8, 17), (2, 2, 26), (2, 7, 15), (2, 8, 22)]
-    result = kernel_machine(LINE, 1).run(kernel_packets(sends, CODED.segments, line))
-    assert result.delivered.tolist() == [23, 17, 26]
+    assert kernel_run(kernel_machine(LINE, 1), sends).delivered == [23, 17, 26]
     trace = F.run_traced(line, CODED, params(C=2), sends)
     assert sorted(trace.copies) == [(0, 2, 21), (0, 8, 17), (1, 8, 17), (2, 2, 29), (2, 7, 15), (2, 8, 21)]
-    result = kernel_machine(LINE, 2).run(kernel_packets(sends, CODED.segments, line))
-    assert result.delivered.tolist() == [21, 17, 29]
+    assert kernel_run(kernel_machine(LINE, 2), sends).delivered == [21, 17, 29]
 
 
 COMPARE_CASES = [(spec, C, V, B) for spec in (MESH, MH) for C in (1, 2, 4) for V in (2, 3) for B in (2, 4, 8)]
@@ -335,9 +362,9 @@ COMPARE_CASES = [(spec, C, V, B) for spec in (MESH, MH) for C in (1, 2, 4) for V
 def test_kernel_and_reference_agree_on_broadcast_workloads(spec, C, V, B, program):
     """Every packet's creation cycle, step and delivery cycle and the multiset of copies are the same.
     flit_coded.yaml puts unicasts and coded worms in the same VCs, cpr.yaml in separate halves."""
-    from harts.controller.flits import state as S
+    from harts.np import send_plan as S
 
-    assert (S.TRIGGER_NONE, S.TRIGGER_COPY, S.TRIGGER_SENT) == (F.TRIGGER_NONE, F.TRIGGER_COPY, F.TRIGGER_SENT)
+    assert (S.TRIGGER_START, S.TRIGGER_COPY, S.TRIGGER_SENT) == (F.TRIGGER_NONE, F.TRIGGER_COPY, F.TRIGGER_SENT)
     sim = kernel_machine(spec, C, V, B, program)
     seed = COMPARE_CASES.index((spec, C, V, B)) + (100 if program == CPR_PATH else 0)
     sends = random_broadcast_workload(sim.topology, seed, count=70, spread=100)
@@ -352,13 +379,11 @@ def assert_kernel_agrees_with_reference(sim, sends):
     and the reference; and the workload is dense enough to block: some packet is slower than it would be
     alone, none faster. Returns the reference's trace."""
     expected = F.run_traced(sim.topology, sim.microprogram, sim.params, sends)
-    result = sim.run(kernel_packets(sends, sim.microprogram.segments, sim.topology))
+    result = kernel_run(sim, sends)
     n = len(sends)
-    assert result.created.tolist() == [expected.created[i] for i in range(n)]
-    assert result.step.tolist() == [expected.step[i] for i in range(n)]
-    assert result.delivered.tolist() == [expected.delivered[i] for i in range(n)]
-    got = zip(result.copies.packet.tolist(), result.copies.node.tolist(), result.copies.cycle.tolist())
-    assert sorted(got) == sorted(expected.copies)
+    assert result.created == [expected.created[i] for i in range(n)]
+    assert result.delivered == [expected.delivered[i] for i in range(n)]
+    assert sorted(result.copies) == sorted(expected.copies)
     latency = {i: expected.delivered[i] - expected.created[i] for i in range(n)}
     zero = {i: alone(sim.topology, sim.microprogram, sim.params, sends[i]) for i in range(n)}
     assert all(latency[i] >= zero[i] for i in range(n))
@@ -376,7 +401,7 @@ CIRCUIT_CASES = [(spec, C, setup) for spec in (TORUS, MESH) for C in (1, 4) for 
 def test_kernel_and_reference_agree_on_circuit_workloads(spec, C, setup):
     """circuit.yaml: circuits routed by destination and along segments (wrapping round the torus), packets
     waiting for a copy, a send or a delivery; creation, step, delivery and copies all the same."""
-    from harts.controller.flits import state as S
+    from harts.np import send_plan as S
 
     assert S.TRIGGER_DELIVERED == F.TRIGGER_DELIVERED
     sim = kernel_machine(spec, C, program=CIRCUIT_PATH, setup=setup)
@@ -399,5 +424,5 @@ def test_a_circuit_along_segments_takes_the_closed_form_and_its_delivery_trigger
     assert trace.copies == [(0, 8, 30), (1, 1, 44)]
     assert trace.created == {0: 0, 1: 30} and trace.step == {0: 1, 1: 2}
     assert F.zero_load_latency_circuit(params(), 3, 2) == 30
-    result = kernel_machine(TORUS, 1, program=CIRCUIT_PATH).run(kernel_packets(sends, 4, torus))
-    assert result.delivered.tolist() == [30, 44] and result.path_nodes(0) == [0, 5, 9, 8]
+    result = kernel_run(kernel_machine(TORUS, 1, program=CIRCUIT_PATH), sends)
+    assert result.delivered == [30, 44] and result.paths[0] == [0, 5, 9, 8]

@@ -4,10 +4,13 @@ forms, its deadlock report and its invariants."""
 import numpy as np
 import pytest
 
-from harts.machine.config import MICROCODE_DIR, defaults
+from harts.controller import records as R
 from harts.controller.flits.params import FlitParams
 from harts.errors import InputError
-from harts.machine.flits import DeadlockError, FlitSimulation, packets
+from harts.machine.config import MICROCODE_DIR, defaults
+from harts.machine.flits import DeadlockError
+from harts.machine.simulation import Simulation
+from harts.machine.traffic import unicast
 from harts.reference import flits as reference
 from harts.tools.calibrate import calibrate_flits
 
@@ -17,16 +20,26 @@ CUBE = {"kind": "hypercube", "dimension": 3}
 
 
 def machine(spec, microcode="wormhole", **values):
-    return FlitSimulation(defaults().with_values(topology=spec, microcode=microcode, **values))
+    return Simulation(defaults().with_values(topology=spec, microcode=microcode, **values))
 
 
 def random_workload(n_nodes, count, seed, spread):
+    """(create, source, destination, flits) of random unicasts."""
     rng = np.random.default_rng(seed)
     source = rng.integers(0, n_nodes, count)
     destination = (source + rng.integers(1, n_nodes, count)) % n_nodes
     create = np.sort(rng.integers(0, spread, count))
     flits = rng.integers(1, 7, count)
-    return packets(create, source, destination, flits)
+    return create, source, destination, flits
+
+
+def run(sim, create, source, destination, flits, **options):
+    """The workload on the kernel: the result, and each packet's delivery cycle by uid."""
+    traffic = unicast(create, source, destination, np.asarray(flits) * sim.params.flit_bytes)
+    result = sim.run(traffic, **options)
+    delivered = np.full(len(traffic), -1, np.int64)
+    delivered[result.deliveries[R.DL_UID]] = result.deliveries[R.DL_TICK]
+    return result, delivered
 
 
 CASES = [  # topology, microprogram, VCs, buffer depth, extra config
@@ -48,16 +61,15 @@ CASES = [  # topology, microprogram, VCs, buffer depth, extra config
 @pytest.mark.parametrize("spec, microcode, vcs, depth, extra", CASES)
 def test_kernel_and_reference_agree_on_every_delivery(spec, microcode, vcs, depth, extra, seed):
     sim = machine(spec, microcode, flow__virtual_channels=vcs, flow__buffer_flits=depth, **extra)
-    work = random_workload(sim.topology.n_nodes, 60, seed, spread=120)
-    result = sim.run(work)
+    create, source, destination, flits = random_workload(sim.topology.n_nodes, 60, seed, spread=120)
+    _, delivered = run(sim, create, source, destination, flits)
     expected = reference.run(sim.topology, sim.microprogram, sim.params,
-                             zip(range(len(work)), work.create, work.source, work.destination, work.flits))
-    assert [expected[k] for k in range(len(work))] == result.delivered.tolist()
+                             zip(range(len(create)), create, source, destination, flits))
+    assert [expected[k] for k in range(len(create))] == delivered.tolist()
     # the workload is dense enough to block: some packet is slower than it would be alone
     alone = (reference.zero_load_latency_circuit if microcode == "circuit" else reference.zero_load_latency_wormhole)
-    zero = [alone(sim.params, int(h), int(m)) for h, m in zip(sim.topology.distance(work.source, work.destination),
-                                                                 work.flits)]
-    assert (result.latency > np.asarray(zero)).any()
+    zero = [alone(sim.params, int(h), int(m)) for h, m in zip(sim.topology.distance(source, destination), flits)]
+    assert (delivered - create > np.asarray(zero)).any()
 
 
 @pytest.mark.parametrize("spec", [MESH, TORUS, CUBE])
@@ -94,10 +106,10 @@ def test_a_deadlock_names_its_cycle_of_waiting_channels(tmp_path):
     any_vc.write_text((MICROCODE_DIR / "wormhole.yaml").read_text().replace("vc: dateline", "vc: any"))
     config = defaults().with_values(topology={"kind": "torus", "dims": [4, 3]}, microcode=str(any_vc),
                                     flow__virtual_channels=1, flow__buffer_flits=2, run__deadlock_cycles=500)
-    sim = FlitSimulation(config)
+    sim = Simulation(config)
     ring = np.arange(4)
     with pytest.raises(DeadlockError) as caught:
-        sim.run(packets(0, ring, (ring + 2) % 4, 8))
+        run(sim, 0, ring, (ring + 2) % 4, 8)
     cycle = caught.value.cycle
     assert cycle[0] == cycle[-1] and len(cycle) == 9
     # round the ring: each node's +x receiver waits for the +x VC its injection holds, which waits for
@@ -109,21 +121,24 @@ def test_a_deadlock_names_its_cycle_of_waiting_channels(tmp_path):
         assert int(waited.split()[1]) == (node + ("receiver" in waited)) % 4
     # with the dateline and 2 VCs the same packets are delivered
     dateline = machine({"kind": "torus", "dims": [4, 3]}, flow__virtual_channels=2, flow__buffer_flits=2)
-    assert (dateline.run(packets(0, ring, (ring + 2) % 4, 8)).delivered > 0).all()
+    assert (run(dateline, 0, ring, (ring + 2) % 4, 8)[1] > 0).all()
 
 
 def test_runs_are_deterministic_and_respect_buffer_depth():
     sim = machine(TORUS, flow__buffer_flits=3)
-    work = random_workload(sim.topology.n_nodes, 400, 7, spread=300)
-    first, second = sim.run(work), sim.run(work)
-    assert first.delivered.tolist() == second.delivered.tolist()
-    assert first.peak_flits == 3  # reached, never exceeded (the run checks the latter)
+    create, source, destination, flits = random_workload(sim.topology.n_nodes, 400, 7, spread=300)
+    (first, once), (_, twice) = run(sim, create, source, destination, flits, hops=True), \
+        run(sim, create, source, destination, flits)
+    assert once.tolist() == twice.tolist()
+    assert first.network.peak_flits == 3  # reached, never exceeded (the run checks the latter)
     # every data flit crossed every link of its route once: link flits = sum of flits x hops
-    assert first.output_flits[:, :-1].sum() == int((work.flits * first.hops).sum())
-    assert (first.hops == sim.topology.distance(work.source, work.destination)).all()
-    for k in range(0, len(work), 37):
-        nodes = first.path_nodes(k)
-        assert nodes[0] == work.source[k] and nodes[-1] == work.destination[k] and len(nodes) == first.hops[k] + 1
+    hops = sim.topology.distance(source, destination)
+    assert first.network.flits_out[:, :sim.topology.n_ports].sum() == int((flits * hops).sum())
+    pl = first.packets
+    assert (pl[R.PL_HOPS][np.argsort(pl[R.PL_UID])] == hops).all()
+    for k in range(0, len(create), 37):
+        nodes = first.hops.path(k)
+        assert nodes[0] == source[k] and nodes[-1] == destination[k] and len(nodes) == hops[k] + 1
         assert all(b in sim.topology.neighbours[a] for a, b in zip(nodes, nodes[1:]))
 
 
@@ -131,10 +146,9 @@ def test_runs_are_deterministic_and_respect_buffer_depth():
     ({"flow__flit_bytes": 8}, "must be a multiple of the 6 bytes"),
     ({"microcode": "wormhole_adaptive", "flow__virtual_channels": 2}, "needs 'flow.virtual_channels' >= 3"),
     ({"flow__virtual_channels": 1}, "needs 'flow.virtual_channels' >= 2"),
-    ({"microcode": "harts"}, "switches by cut-through"),
 ])
 def test_configs_the_flit_model_cannot_run_are_refused_in_one_line(values, expected):
     config = defaults().with_values(topology=TORUS, **{"microcode": "wormhole", **values})
     with pytest.raises(InputError) as caught:
-        FlitSimulation(config)
+        Simulation(config)
     assert expected in str(caught.value) and "\n" not in str(caught.value)

@@ -35,15 +35,15 @@ def test_link_utilisation_is_the_bytes_each_link_carried(tmp_path):
     by_hand = {(0, 0): 128, (1, 0): 128, (4, 0): 64, (0, 1): 512, (5, 1): 512, (15, 1): 64, (2, 2): 128,
                (1, 2): 128}
     links = result.topology.links()
-    carried = result.link_utilisation() * result.bytes_per_cycle * float(result.cycles)
+    carried = result.link_utilisation() * result.ticks_per_cycle * float(result.cycles)
     expected = [by_hand.get((int(node), int(port)), 0) for node, port, _ in links]
     assert carried == pytest.approx(expected)
     summary = result.summary()
     assert summary["link_utilisation"] == pytest.approx(result.link_utilisation().mean())
-    assert summary["bmu_utilisation"] == pytest.approx(result.bmu_utilisation().mean())
-    assert result.bmu_utilisation().shape == (20,)
+    assert summary["bmu_utilisation"] == pytest.approx(result.network.bmu_utilisation().mean())
+    assert result.network.bmu_utilisation().shape == (20,)
     # on an idle network every packet cuts through: only the sources' bus interfaces ever held one
-    busy = result.interface_utilisation()
+    busy, _ = result.node_load()
     assert sorted(np.nonzero(busy)[0].tolist()) == [0, 2, 4, 15]
     assert summary["bmu_interface_utilisation"] == pytest.approx(busy.mean())
     out = tmp_path / "map.png"

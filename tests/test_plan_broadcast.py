@@ -25,7 +25,7 @@ def cli(*args):
 
 
 def config(spec, **values):
-    return defaults().with_topology(**spec).with_values(flow__np_channels=0, **values)
+    return defaults().with_topology(**spec).with_values(microcode="cpr", flow__np_channels=0, **values)
 
 
 def test_pcp_from_every_source_and_partition_runs_as_planned():
@@ -121,9 +121,7 @@ def test_zero_load_arrivals_equal_the_closed_form(algorithm, spec, source, flits
     topology = build_topology(spec)
     plan = make_plan(topology, algorithm, source)
     run = run_plan(config(spec), plan, flits, at_cycle=0)
-    ran = {}
-    for p, v, t in zip(*run.result.copies):
-        ran[(int(p), int(v))] = int(t)
+    ran = {(c.send, c.node): c.arrival for c in run.copies}
     assert ran == zero_load_arrivals(plan, flits, {"k": 1, "b": 1, "n_s": 1, "n_d": 1,
                                                            "channels": topology.n_ports})
 

@@ -73,7 +73,7 @@ def test_every_packet_and_copy_as_the_tick_scanning_engine_had_it(name):
     got = got[:, np.lexsort(got[::-1])] if got.shape[1] else got.reshape(10, 0)
     assert np.array_equal(got, expected)
 
-    stats, nodes, tx = result.stats, result.nodes, result.transmitters
+    stats, nodes, tx = result.stats, result.network.nodes, result.network.transmitters
     scalars = META[name]["scalars"]
     assert {
         "ST_TIME": int(stats[S.ST_TIME]), "ST_DELIVERIES": int(stats[S.ST_DELIVERY_SERIAL]),

@@ -105,7 +105,7 @@ def engine_worms(result: Result, origin: int) -> list[Worm]:
 def engine_copies(result: Result, origin: int) -> list[EngineCopy]:
     """The copies of one broadcast in the delivery log, with the path each took from the source."""
     dl, topo = result.deliveries, result.topology
-    bpc = result.bytes_per_cycle
+    bpc = result.ticks_per_cycle
     start = int(result.traffic.create[origin]) * bpc
     rows, _ = result.copies_of(np.array([origin]))
     row_of_serial = {int(dl[R.DL_SERIAL, d]): int(d) for d in np.nonzero(dl[R.DL_ORIGIN] == origin)[0]}

@@ -1,10 +1,12 @@
 """One broadcast of papers 002 and 003 (PCP, RD, EDN, NP-D, MH) on the flit-level controller, copy by copy;
-paper 004's broadcasts run through here too (harts/torus_broadcast.py).
+paper 004's broadcasts run through here too (harts/broadcasts/torus.py).
 
-The algorithm's send plan (harts/np/send_plan.py) becomes packets that wait for their trigger; the kernel
-runs them, over the config's synthetic traffic if it has any, and reports every copy an NP got. The run is
-then held against the plan's functional model: every send's route in the run is the plan's, every node
-other than the source holds each piece of the message exactly once, and the copies are the plan's.
+The algorithm's send plan (harts/np/send_plan.py) is the data of an NP program (harts/np/plan_program.py):
+every NP sends the plan's sends when what they wait for happens there. The kernel runs it, over the config's
+own traffic if it has any, with hop records on, and reports every copy an NP got. A fault-free run is then
+held against the plan's functional model: every send's route in the run is the plan's, and the copies are
+exactly the plan's. Under faults, the copies that arrived are a subset of the plan's and the routes up to
+where a fault stopped them are the plan's.
 """
 
 from __future__ import annotations
@@ -14,18 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..machine.config import Config
-from ..controller import isa
-from ..controller.flits import state as S
-from ..controller.microcode import assemble
+from ..controller import records as R
 from ..errors import InputError, SimulationError
-from ..machine.flits import (
-    FlitResult,
-    FlitSimulation,
-    Packets,
-    config_packets,
-    packets,
-)
+from ..machine.config import Config
+from ..machine.results import Result
+from ..machine.simulation import Simulation
+from ..machine.traffic import Traffic, build_traffic
 from ..np import (
     coded_path,
     dominating_nodes,
@@ -33,6 +29,7 @@ from ..np import (
     network_partitioning,
     recursive_doubling,
 )
+from ..np.plan_program import plan_program, start_traffic
 from ..np.send_plan import (
     TRIGGER_COPY,
     TRIGGER_DELIVERED,
@@ -41,19 +38,18 @@ from ..np.send_plan import (
     SendPlan,
     expected_copies,
     route_copies,
+    send_steps,
     shared_links_by_step,
 )
 
 ALGORITHMS = {"pcp": coded_path.plan, "rd": recursive_doubling.plan, "edn": dominating_nodes.plan,
               "npd": network_partitioning.plan, "mh": mesh_hypercube.plan}
-TRIGGERS = {TRIGGER_START: S.TRIGGER_NONE, TRIGGER_COPY: S.TRIGGER_COPY, TRIGGER_SENT: S.TRIGGER_SENT,
-            TRIGGER_DELIVERED: S.TRIGGER_DELIVERED}
 OWN_SEND = (TRIGGER_SENT, TRIGGER_DELIVERED)  # triggers a sender's own earlier send fires
-SHIPPED_MICROCODE = {isa.SWITCHING_WORMHOLE: "cpr", isa.SWITCHING_CIRCUIT: "circuit"}
 
 
 @dataclass(frozen=True)
 class PlanCopy:
+    send: int  # index in the plan's sends
     node: int
     piece: int
     step: int
@@ -62,39 +58,61 @@ class PlanCopy:
     path: tuple[int, ...]  # the source ... node, through every relay
 
 
+@dataclass(frozen=True)
+class SendTimes:
+    created: int  # cycles after the broadcast started: when its NP made it
+    delivered: int  # ... when it was in the NP at its route's end
+    hops: int  # links its head crossed (its last attempt's, in circuit switching)
+
+
 @dataclass
 class PlanRun:
     plan: SendPlan
     length: int  # flits of the whole message
     start: int  # cycle the broadcast started
     copies: list[PlanCopy]
-    result: FlitResult
+    sends: dict[int, SendTimes]  # per send that reached its route's end
+    result: Result
     background: int  # packets of the config's own traffic in the run
 
     @property
     def steps(self) -> int:
-        return max(c.step for c in self.copies)
+        return max((c.step for c in self.copies), default=0)
 
     @property
     def latency(self) -> int:
         """From the start to the last copy in an NP, in cycles."""
-        return max(c.arrival for c in self.copies)
+        return max((c.arrival for c in self.copies), default=0)
+
+    def first_contention(self) -> dict | None:
+        """The earliest wait of any of the broadcast's own packets, or None."""
+        pl = self.result.packets
+        own = np.nonzero((pl[R.PL_UID] >= R.NP_UID_BASE) & (pl[R.PL_CONTENDED_KIND] != 0))[0]
+        if not len(own):
+            return None
+        first = own[np.lexsort((pl[R.PL_UID, own], pl[R.PL_CONTENDED_AT, own]))[0]]
+        return {"uid": int(pl[R.PL_UID, first]), "node": int(pl[R.PL_CONTENDED_NODE, first]),
+                "cycle": int(pl[R.PL_CONTENDED_AT, first]) - self.start,
+                "kind": R.CONTENTION_NAMES[int(pl[R.PL_CONTENDED_KIND, first])]}
 
     def summary(self) -> dict:
         topology = self.plan.topology
         counts = Counter((c.node, c.piece) for c in self.copies)
         others = [counts[(v, piece)] for v in range(topology.n_nodes) if v != self.plan.source
                   for piece in range(self.plan.pieces)]
-        background = np.arange(len(self.result.sent)) >= len(self.plan.sends)
-        latency = self.result.latency[background]
+        dl = self.result.deliveries
+        background = dl[R.DL_UID] < R.NP_UID_BASE
+        latency = dl[R.DL_TICK, background] - dl[R.DL_CREATE, background]
+        first = self.first_contention()
         return {
             "algorithm": self.plan.algorithm,
             "topology": topology.name,
+            "switching": self.result.switching,
             "source": self.plan.source,
             "source_label": topology.coordinates(self.plan.source),
             "length_flits": self.length,
             "pieces": self.plan.pieces,
-            "np_channels": self.result.params.np_channels,
+            "np_channels": self.result.config["flow.np_channels"] or topology.n_ports,
             "steps": self.steps,
             "latency_cycles": self.latency,
             "copies_per_node_min": min(others),
@@ -102,9 +120,11 @@ class PlanRun:
             "copies_total": len(self.copies),
             "sends": len(self.plan.sends),
             "links_shared_within_a_step": sum(shared_links_by_step(self.plan).values()),
+            "contention_free": first is None,
+            "first_contention": first,
             "background_packets": self.background,
             "background_latency_mean_cycles": float(latency.mean()) if len(latency) else None,
-            "peak_buffer_flits": self.result.peak_flits,
+            "peak_buffer_flits": self.result.network.peak_flits,
         }
 
 
@@ -123,71 +143,57 @@ def make_plan(topology, algorithm: str, source: int, partition: str | None = Non
         raise InputError(f"{algorithm} on {topology.name}: {exc}") from None
 
 
-def flit_config(config: Config, switching: int = isa.SWITCHING_WORMHOLE) -> Config:
-    """The config to run a plan on: its own microprogram if that switches as asked and follows routes in
-    the header, else the shipped one (cpr.yaml for wormhole, circuit.yaml) with everything else of the config."""
-    program = assemble(config.microcode_path())
-    if program.switching == switching and program.segments:
-        return config
-    return config.with_values(microcode=SHIPPED_MICROCODE[switching])
-
-
-def plan_packets(plan: SendPlan, length: int, start: int) -> Packets:
-    """The plan's sends as packets: the source's created at `start`, the others waiting for their trigger
-    (no delay beyond the controller's own: the NP's start-up is timing.np_send_cycles and deliver_cycles)."""
-    sends = plan.sends
-    slots = max((len(s.segments) for s in sends), default=0)
-    segments = np.zeros((len(sends), slots, 3), np.int64)
-    for k, send in enumerate(sends):
-        for j, segment in enumerate(send.segments):
-            segments[k, j] = segment
-    trigger = [TRIGGERS[s.trigger] for s in sends]
-    create = [start if s.trigger == TRIGGER_START else 0 for s in sends]
+def run_plan(config: Config, plan: SendPlan, length: int, at_cycle: int | None = None, progress: bool = False,
+             faults=None) -> PlanRun:
+    """Run the plan over the config's own traffic (if any), starting at run.warmup_cycles unless `at_cycle` says
+    otherwise, by the switching of the config's microprogram (which must follow routes in the header); hold
+    its copies against the plan's. `faults` replaces the config's for this run."""
     flits = -(-length // plan.pieces)
-    return packets(create, [s.sender for s in sends], [s.destination for s in sends], flits, segments=segments,
-                   trigger=trigger, parent=[s.parent for s in sends])
-
-
-def run_plan(config: Config, plan: SendPlan, length: int, at_cycle: int | None = None,
-             progress=None, switching: int = isa.SWITCHING_WORMHOLE) -> PlanRun:
-    """Run the plan over the config's synthetic traffic (if any), starting at run.warmup_cycles unless
-    `at_cycle` says otherwise, by wormhole or circuit switching; check its copies against the plan's."""
-    config = flit_config(config, switching)
-    simulation = FlitSimulation(config)
-    if simulation.topology.name != plan.topology.name:
-        raise InputError(f"the plan is for {plan.topology.name}, the config's network is {simulation.topology.name}")
+    probe = Simulation(config)
+    if probe.kernel != "flit" or not probe.microprogram.segments:
+        raise InputError(f"{plan.algorithm} runs on a flit-level microprogram that follows routes in the header "
+                         f"(microcode cpr or circuit); {config['microcode']!r} switches by {probe.switching}"
+                         + ("" if probe.microprogram.segments else " and declares no header segments"))
+    if probe.topology.name != plan.topology.name:
+        raise InputError(f"the plan is for {plan.topology.name}, the config's network is {probe.topology.name}")
+    length_bytes = flits * config["flow.flit_bytes"]
+    try:
+        program = plan_program(plan, length_bytes, probe.microprogram.segments)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    simulation = Simulation(config, probe.microprogram, program)
     start = config["run.warmup_cycles"] if at_cycle is None else at_cycle
-    own = plan_packets(plan, length, start)
-    background = config_packets(config, simulation)
-    joined = packets(*(np.concatenate([getattr(own, name), getattr(background, name)])
-                       for name in ("create", "source", "destination", "flits")),
-                     segments=_padded(own.segments, len(background)),
-                     trigger=np.concatenate([own.trigger, background.trigger]),
-                     parent=np.concatenate([own.parent, background.parent]))
-    result = simulation.run(joined, progress=progress)
-    return PlanRun(plan, length, start, _copies(plan, result, start), result, len(background))
+    background = build_traffic(config, simulation.topology)
+    traffic = Traffic.concatenate([start_traffic(plan.sends, [start] * len(plan.sends)), *background.chunks()])
+    result = simulation.run(traffic, progress=progress, faults=faults, hops=True)
+    faulty = result.faults.any()
+    copies, sends = _copies(plan, result, start, complete=not faulty)
+    return PlanRun(plan, length, start, copies, sends, result, int((traffic.kind == R.TRAFFIC_UNICAST).sum()))
 
 
-def _padded(segments: np.ndarray, extra: int) -> np.ndarray:
-    return np.concatenate([segments, np.zeros((extra, segments.shape[1], 3), np.int64)])
-
-
-def _copies(plan: SendPlan, result: FlitResult, start: int) -> list[PlanCopy]:
-    """The run's copies of the plan's sends, each with its full path from the source; raises if the run's
-    routes or copies differ from the plan's functional model."""
+def _copies(plan: SendPlan, result: Result, start: int, complete: bool) -> tuple[list[PlanCopy], dict]:
+    """The run's copies of the plan's sends, each with its full path from the source, and each send's times;
+    raises if a route or copy of the run is not the plan's (and, on a fault-free network, if one is missing)."""
     topology = plan.topology
-    n = len(plan.sends)
-    for k, send in enumerate(plan.sends):
-        walked = tuple(result.path_nodes(k))
-        planned = route_copies(topology, send)[-1][1]
-        if walked != planned:
+    dl = result.deliveries
+    own = np.nonzero(dl[R.DL_UID] >= R.NP_UID_BASE)[0]
+    send_of_copy = result.header("send")[own]
+    uid_of_send = {int(s): int(u) for s, u in zip(send_of_copy, dl[R.DL_UID, own])}
+    hops = result.hops
+    for k, uid in uid_of_send.items():
+        planned = route_copies(topology, plan.sends[k])[-1][1]
+        walked = tuple(hops.path(uid))
+        reached = walked[: len(planned)] if not complete else walked
+        if reached != planned[: len(reached)] or (complete and walked != planned):
             raise SimulationError(f"{plan.algorithm}: send {k} went {walked}, its plan says {planned}")
-    ran = [(int(p), int(v), int(t)) for p, v, t in zip(*result.copies) if p < n]
+    steps = send_steps(plan)
+    ran = sorted(((int(s), int(v), int(t)) for s, v, t in zip(send_of_copy, dl[R.DL_NODE, own], dl[R.DL_TICK, own])),
+                 key=lambda c: (c[2], c[0], c[1]))
     planned_copies = expected_copies(plan)
     expected = Counter((c.send, c.node, c.step) for c in planned_copies)
-    got = Counter((p, v, int(result.step[p])) for p, v, _ in ran)
-    if got != expected:
-        extra, missing = got - expected, expected - got
+    got = Counter((s, v, steps[s]) for s, v, _ in ran)
+    extra, missing = got - expected, expected - got
+    if extra or (complete and missing):
         raise SimulationError(f"{plan.algorithm}: the run's copies differ from the plan's: "
                               f"{sum(extra.values())} extra (e.g. {next(iter(extra), None)}), "
                               f"{sum(missing.values())} missing (e.g. {next(iter(missing), None)}) "
@@ -195,14 +201,24 @@ def _copies(plan: SendPlan, result: FlitResult, start: int) -> list[PlanCopy]:
     prefix = {(c.send, c.node): c.path for c in planned_copies}
     full: dict[tuple[int, int], tuple[int, ...]] = {}
     copies = []
-    for p, v, t in ran:
-        send = plan.sends[p]
+    for s, v, t in ran:
+        send = plan.sends[s]
         before = (plan.source,) if send.trigger != TRIGGER_COPY else full[(send.parent, send.sender)]
         if send.trigger in OWN_SEND:
-            before = _holding_path(plan, p, full)
-        full[(p, v)] = before + prefix[(p, v)][1:]
-        copies.append(PlanCopy(v, send.piece, int(result.step[p]), t - start, send.sender, full[(p, v)]))
-    return copies
+            before = _holding_path(plan, s, full)
+        full[(s, v)] = before + prefix[(s, v)][1:]
+        copies.append(PlanCopy(s, v, send.piece, steps[s], t - start, send.sender, full[(s, v)]))
+    pl = result.packets
+    column = {int(u): c for c, u in enumerate(pl[R.PL_UID])}
+    arrival = {(s, v): t for s, v, t in ran}
+    sends = {}
+    for k, uid in uid_of_send.items():
+        end = plan.sends[k].destination
+        if (k, end) in arrival:
+            c = column[uid]
+            sends[k] = SendTimes(int(pl[R.PL_CREATE, c]) - start, arrival[(k, end)] - start,
+                                 int(pl[R.PL_HOPS, c] - pl[R.PL_HOPS_INHERITED, c]))
+    return copies, sends
 
 
 def _holding_path(plan: SendPlan, k: int, full: dict) -> tuple[int, ...]:
@@ -214,3 +230,4 @@ def _holding_path(plan: SendPlan, k: int, full: dict) -> tuple[int, ...]:
     if send.trigger == TRIGGER_START:
         return (plan.source,)
     return full[(send.parent, send.sender)]
+

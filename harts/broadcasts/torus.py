@@ -1,8 +1,8 @@
 """Paper 004's broadcasts (tiling, divide-and-conquer, H-trees) on the circuit-switched controller.
 
-The algorithm's send plan runs through ``plan_broadcast.run_plan`` on circuit.yaml (or the config's own
-circuit microprogram, if it follows routes in the header), which checks every route, copy and phase of
-the run against the plan. Here the run is also held against the plan's timing: alpha, delta and tau are
+The algorithm's send plan runs through ``plans.run_plan`` on the config's circuit microprogram (it must
+follow routes in the header, as circuit.yaml does), which checks every route, copy and phase of the run
+against the plan. Here the run is also held against the plan's timing: alpha, delta and tau are
 measured by ``harts calibrate`` on a 5x5 torus with the config's timing, and
 
 - on an idle network every send must be created and delivered at the cycles ``circuit_schedule`` (the
@@ -20,14 +20,15 @@ import importlib
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..machine.config import Config
 from ..controller import isa
+from ..controller.microcode import assemble
 from ..errors import InputError, SimulationError
+from ..machine.config import Config
+from ..machine.simulation import available_memory, gigabytes
 from ..network.build import build_topology, node_count
 from ..np.send_plan import circuit_schedule, send_steps
-from .plans import PlanRun, flit_config, run_plan
-from ..machine.simulation import _gigabytes, available_memory
 from ..tools.calibrate import LinearCost, measure_linear_cost
+from .plans import PlanRun, run_plan
 
 ALGORITHMS = {"tiling": "tiling", "dc": "divide_and_conquer", "htree": "h_tree"}  # name -> module of harts.np
 DEFAULT_LENGTH = 100  # flits
@@ -101,8 +102,10 @@ def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length:
         raise InputError(f"unknown torus broadcast {algorithm!r}, expected one of {', '.join(ALGORITHMS)}")
     module = importlib.import_module(f"harts.np.{ALGORITHMS[algorithm]}")
     _check_room(node_count(config.topology_spec), 1)
+    if assemble(config.microcode_path()).switching != isa.SWITCHING_CIRCUIT:
+        raise InputError(f"{algorithm} is a circuit-switched broadcast: the config's microprogram "
+                         f"{config['microcode']!r} does not switch circuits (microcode: circuit)")
     topology = build_topology(config.topology_spec)
-    config = flit_config(config, isa.SWITCHING_CIRCUIT)
     cost = cost or measure_linear_cost(config)
     try:
         if algorithm == "tiling":
@@ -119,18 +122,20 @@ def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length:
             formula_args = {"packets": packets}
     except ValueError as exc:
         raise InputError(f"{algorithm} on {topology.name}: {exc}") from None
-    run = run_plan(config, plan, length, at_cycle, switching=isa.SWITCHING_CIRCUIT)
+    run = run_plan(config, plan, length, at_cycle)
     flits = -(-length // plan.pieces)
     # whole packets of whole flits make every printed T(B) a whole number of cycles
     exact = Fraction(module.formula_cycles(topology, flits * plan.pieces, cost.alpha, cost.delta, cost.tau,
                                            **formula_args))
     assert exact.denominator == 1, exact
     formula = int(exact)
-    n = len(plan.sends)
-    result = run.result
+    missing = [k for k in range(len(plan.sends)) if k not in run.sends]
+    if missing:
+        raise SimulationError(f"{algorithm} on {topology.name}: {len(missing)} sends never reached their "
+                              f"destination (e.g. send {missing[0]}), which only a fault can do: this timing "
+                              f"analysis needs every send (harts faults reports what faults leave)")
     # run_plan has checked that every send took its planned route, so its hops are the route's
-    sends = [(int(result.created[k]) - run.start, int(result.delivered[k]) - run.start, int(result.hops[k]))
-             for k in range(n)]
+    sends = [(run.sends[k].created, run.sends[k].delivered, run.sends[k].hops) for k in range(len(plan.sends))]
     broadcast = TorusBroadcast(run, cost, packets, flits, formula, sends)
     if run.background == 0:
         expected = circuit_schedule(plan, cost.alpha, cost.delta, cost.tau, flits)
@@ -147,4 +152,4 @@ def _check_room(nodes: int, pieces: int) -> None:
     available = available_memory()
     if sends * BYTES_PER_SEND > 0.8 * available:
         raise InputError(f"a broadcast of {pieces} piece(s) to {nodes - 1:,} nodes makes {sends:,} sends, about "
-                         f"{_gigabytes(sends * BYTES_PER_SEND)}; {_gigabytes(available)} is available")
+                         f"{gigabytes(sends * BYTES_PER_SEND)}; {gigabytes(available)} is available")

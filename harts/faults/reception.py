@@ -53,7 +53,7 @@ def decide(result, rule: str, deadline_ticks: np.ndarray | int) -> Decisions:
     starts = broadcasts(result.traffic)
     b = len(starts)
     rows, which = result.copies_of(starts)
-    elapsed = dl[R.DL_TICK, rows] - result.traffic.create[starts[which]] * result.bytes_per_cycle
+    elapsed = dl[R.DL_TICK, rows] - result.traffic.create[starts[which]] * result.ticks_per_cycle
     in_time = elapsed <= np.broadcast_to(np.asarray(deadline_ticks), (b,))[which]
     rows, which, elapsed = rows[in_time], which[in_time], elapsed[in_time]
     # one copy per (broadcast, node, incoming link): the first to arrive

@@ -1,24 +1,31 @@
-"""What a run produced: the delivery and packet logs (kept whole, or only summed up) and the summary.
+"""What a run produced, on either kernel: the delivery and packet logs (kept whole, or only summed up), the
+hop records if a tool asked for them, the network's counters, and the summary.
 
-Times in the logs are ticks (byte times, 1/bytes_per_cycle of a cycle). Traffic packets have their
-traffic index as uid; packets that NPs send on their own have uids from NP_UID_BASE on.
+Times in the logs are ticks: ``ticks_per_cycle`` a cycle (the bytes a link moves per cycle on the cut-through
+kernel, one on the flit-level kernel). Lengths are bytes on the cut-through kernel and flits on the flit-level
+kernel (``length_unit``). Traffic packets have their traffic index as uid; packets that NPs send on their own
+have uids from NP_UID_BASE on.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
-from .config import Config
 from ..controller import records as R
 from ..controller import state as S
 from ..errors import SimulationError
 from ..network import Topology
+from .config import Config
+from .hops import HopRecords
 from .traffic import links_per_node, uniform_node_load
 
 NP_UID_BASE = R.NP_UID_BASE
+CONTENTION_MARKS = (("stored", R.CONTENTION_STORED), ("retried", R.CONTENTION_RETRIED),
+                    ("queued", R.CONTENTION_QUEUED), ("blocked", R.CONTENTION_BLOCKED))
 
 
 @dataclass
@@ -31,11 +38,22 @@ class Tally:
     unicast_dropped: int = 0
     measured: int = 0  # unicast deliveries of packets created after the warm-up
     latency_sum: int = 0  # ticks
-    latency_max: int = 0
+    latencies: Counter = field(default_factory=Counter)  # ticks -> measured deliveries that took that long
     deliveries: int = 0
     records: int = 0  # packet records completed
-    contention: dict = field(default_factory=lambda: {"stored": 0, "retried": 0, "queued": 0})
+    link_hops: int = 0  # links crossed by all packet records (each its own hops): the packet-hops
+    copy_length: int = 0  # length times copies delivered, over all packet records
+    contention: dict = field(default_factory=lambda: {name: 0 for name, _ in CONTENTION_MARKS})
     contended_records: int = 0
+    first_wait: tuple | None = None  # (tick, uid, node, mark) of the earliest wait of any packet
+
+    def latency_quantile(self, q: float) -> int | None:
+        """The smallest latency (ticks) at or below which a share q of the measured deliveries fall."""
+        if not self.measured:
+            return None
+        values = sorted(self.latencies)
+        counts = np.cumsum([self.latencies[v] for v in values])
+        return values[int(np.searchsorted(counts, q * self.measured))]
 
 
 class Recorder:
@@ -44,7 +62,9 @@ class Recorder:
     def __init__(self, simulation, keep: bool, hops: bool):
         self.keep = keep
         self.keep_hops = hops
-        self.warmup_ticks = simulation.config["run.warmup_cycles"] * simulation.config.bytes_per_cycle
+        self.ticks_per_cycle = simulation.ticks_per_cycle
+        self.kernel = simulation.kernel
+        self.warmup_ticks = simulation.config["run.warmup_cycles"] * simulation.ticks_per_cycle
         self.tally = Tally()
         self._deliveries: list[np.ndarray] = []
         self._header: list[np.ndarray] = []
@@ -60,18 +80,26 @@ class Recorder:
         latency = deliveries[R.DL_TICK, measured] - deliveries[R.DL_CREATE, measured]
         t.measured += int(measured.sum())
         t.latency_sum += int(latency.sum())
-        t.latency_max = max(t.latency_max, int(latency.max(initial=0)))
+        values, counts = np.unique(latency, return_counts=True)
+        t.latencies.update(dict(zip(values.tolist(), counts.tolist())))
         unicast = (packets[R.PL_UID] < NP_UID_BASE) & (packets[R.PL_ROUTE] == R.ROUTE_DESTINATION)
         t.unicast_packets += int(unicast.sum())
         t.unicast_hops += int(packets[R.PL_HOPS, unicast].sum())
         t.unicast_stores += int(packets[R.PL_STORES, unicast].sum())
         t.unicast_dropped += int(np.count_nonzero(packets[R.PL_DROPPED, unicast]))
         t.records += packets.shape[1]
+        t.link_hops += int((packets[R.PL_HOPS] - packets[R.PL_HOPS_INHERITED]).sum())
+        t.copy_length += int((packets[R.PL_LEN] * packets[R.PL_DELIVERIES]).sum())
         contention = packets[R.PL_CONTENTION]
         t.contended_records += int(np.count_nonzero(contention))
-        for name, bit in (("stored", R.CONTENTION_STORED), ("retried", R.CONTENTION_RETRIED),
-                          ("queued", R.CONTENTION_QUEUED)):
+        for name, bit in CONTENTION_MARKS:
             t.contention[name] += int(np.count_nonzero(contention & bit))
+        waited = np.nonzero(packets[R.PL_CONTENDED_KIND] != 0)[0]
+        if len(waited):
+            first = waited[np.lexsort((packets[R.PL_UID, waited], packets[R.PL_CONTENDED_AT, waited]))[0]]
+            candidate = tuple(int(packets[f, first]) for f in (R.PL_CONTENDED_AT, R.PL_UID, R.PL_CONTENDED_NODE,
+                                                                R.PL_CONTENDED_KIND))
+            t.first_wait = min(t.first_wait or candidate, candidate)
         if self.keep:
             self._deliveries.append(deliveries)
             self._header.append(header)
@@ -80,7 +108,10 @@ class Recorder:
             self._hops.append(hops)
 
     def finish(self) -> Logs:
-        hops = np.concatenate(self._hops + [np.zeros((S.HL_ROWS, 0), np.int64)], axis=1) if self.keep_hops else None
+        hops = None
+        if self.keep_hops:
+            hops = HopRecords(np.concatenate(self._hops + [np.zeros((R.HR_ROWS, 0), np.int64)], axis=1),
+                              self.ticks_per_cycle, self.kernel)
         if not self.keep:
             return Logs(None, None, None, hops, self.tally)
         return Logs(np.concatenate(self._deliveries + [np.zeros((R.DL_ROWS, 0), np.int64)], axis=1),
@@ -93,7 +124,7 @@ class Logs:
     deliveries: np.ndarray | None  # records.DL_* rows, one column per delivered copy, in delivery order
     delivery_header: np.ndarray | None  # (copies, header words): each copy's header as delivered
     packets: np.ndarray | None  # records.PL_* rows, one column per packet record, in completion order
-    hops: np.ndarray | None  # state.HL_* rows, one column per step of a packet at a node (run(hops=True))
+    hops: HopRecords | None  # one column per visit of a packet to a node (run(hops=True))
     tally: Tally
 
 
@@ -161,19 +192,95 @@ def utilisations(first: Counters, last: Counters, topology: Topology, config: Co
 
 
 @dataclass
+class CutThroughNetwork:
+    """What the cut-through kernel's transmitters and BMUs counted over a run."""
+
+    transmitters: np.ndarray  # state.TX_* per node * ports + port
+    nodes: np.ndarray  # state.ND_* per node
+    ticks: int
+    config: Config
+    topology: Topology
+
+    def counters(self) -> Counters:
+        return Counters.of(self.transmitters, self.nodes, self.ticks)
+
+    def link_utilisation(self) -> np.ndarray:
+        final = self.counters()
+        return link_utilisation(Counters.zero(final), final, self.topology)
+
+    def node_load(self) -> tuple[np.ndarray, str]:
+        """Per node what fills first (MODEL.md, The BMU), and its name."""
+        final = self.counters()
+        return interface_utilisation(Counters.zero(final), final, self.config), "BMU bus-interface utilisation"
+
+    def bmu_utilisation(self) -> np.ndarray:
+        final = self.counters()
+        return bmu_utilisation(Counters.zero(final), final, self.config)
+
+    contention_marks = ("stored", "retried", "queued")
+
+    def summary(self, tally: Tally) -> dict:
+        final = self.counters()
+        return {
+            "stores_per_packet": tally.unicast_stores / tally.unicast_packets if tally.unicast_packets else None,
+            **utilisations(Counters.zero(final), final, self.topology, self.config),
+            "bmu_peak_bytes": int(self.nodes[:, S.ND_BMU_PEAK].max()),
+        }
+
+
+@dataclass
+class FlitNetwork:
+    """What the flit-level kernel's ports and input buffers counted over a run."""
+
+    flits_out: np.ndarray  # [node, output]: flits sent through each link (0..P-1) and ejection channel (P + c)
+    occupancy: np.ndarray | None  # [node]: flit-cycles its link input buffers held (run(counters=True)), or None
+    peak_flits: int  # most flits any input VC buffer held
+    params: object  # controller.flits.params.FlitParams
+    cycles: int
+    topology: Topology
+
+    contention_marks = ("retried", "queued", "blocked")
+
+    def link_utilisation(self) -> np.ndarray:
+        """Each directed link's share of cycles carrying a flit (k cycles a flit)."""
+        links = self.topology.links()
+        return self.flits_out[links[:, 0], links[:, 1]] * self.params.flit_cycles / self.cycles
+
+    def node_load(self) -> tuple[np.ndarray, str]:
+        """Per node the mean share of its link input buffer slots in use."""
+        if self.occupancy is None:
+            raise SimulationError("this run kept no buffer occupancy (run(counters=True))")
+        slots = self.topology.n_ports * self.params.virtual_channels * self.params.buffer_flits
+        return self.occupancy / (slots * self.cycles), "input buffer occupancy (share of the node's flit slots)"
+
+    def summary(self, tally: Tally) -> dict:
+        links = self.link_utilisation()
+        return {
+            "virtual_channels": self.params.virtual_channels,
+            "buffer_flits": self.params.buffer_flits,
+            "link_utilisation": float(links.mean()) if len(links) else 0.0,
+            "link_utilisation_max": float(links.max()) if len(links) else 0.0,
+            "peak_buffer_flits": self.peak_flits,
+        }
+
+
+@dataclass
 class Result:
-    """Everything a run produced."""
+    """Everything a run produced, on either kernel."""
 
     config: Config
     topology: Topology
+    switching: str  # "cut_through", "wormhole" or "circuit"
+    ticks_per_cycle: int
+    ticks: int  # the run's length: the last tick simulated, plus one
     layout: object  # simulation.HeaderLayout
     program: object  # np.program.Program
     traffic: object  # the traffic.Traffic given to run(), or None for a config's streamed traffic
     traffic_packets: int  # traffic records handed to the NPs
     logs: Logs
-    transmitters: np.ndarray
-    nodes: np.ndarray
-    stats: np.ndarray
+    network: CutThroughNetwork | FlitNetwork
+    counts: dict  # the kernel's totals, by name (packet_hops, microinstructions, dropped_by_faults, ...)
+    stats: np.ndarray  # the kernel's own scalars (controller/state.py or controller/flits/state.py ST_*)
     wall_seconds: float  # the simulation itself
     startup_seconds: float  # loading (or the first time, compiling) the kernel
     faults: object
@@ -181,16 +288,16 @@ class Result:
     snapshots: dict[int, Counters]  # the counters at the cycles run(snapshots=...) asked for
 
     @property
-    def bytes_per_cycle(self) -> int:
-        return self.config.bytes_per_cycle
+    def kernel(self) -> str:
+        return "cut_through" if self.switching == "cut_through" else "flit"
 
     @property
-    def ticks(self) -> int:
-        return int(self.stats[S.ST_TIME]) + 1
+    def length_unit(self) -> str:
+        return "bytes" if self.kernel == "cut_through" else "flits"
 
     @property
     def cycles(self) -> Fraction:
-        return Fraction(self.ticks, self.bytes_per_cycle)
+        return Fraction(self.ticks, self.ticks_per_cycle)
 
     @property
     def deliveries(self) -> np.ndarray:
@@ -205,9 +312,9 @@ class Result:
         return self._kept(self.logs.packets)
 
     @property
-    def hops(self) -> np.ndarray:
+    def hops(self) -> HopRecords:
         if self.logs.hops is None:
-            raise SimulationError("this run kept no hop log (run(hops=True))")
+            raise SimulationError("this run kept no hop records (run(hops=True))")
         return self.logs.hops
 
     def _kept(self, table):
@@ -232,7 +339,7 @@ class Result:
         if len(row) != 1:
             raise SimulationError(f"packet {uid} was delivered {len(row)} times")
         ticks = int(self.deliveries[R.DL_TICK, row[0]]) - int(self.deliveries[R.DL_CREATE, row[0]])
-        return Fraction(ticks, self.bytes_per_cycle)
+        return Fraction(ticks, self.ticks_per_cycle)
 
     def copies_of(self, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The delivery-log columns of the copies NPs sent for the traffic records `origins` (uids, e.g.
@@ -248,74 +355,66 @@ class Result:
         hit = sorted_origins[at] == dl[R.DL_ORIGIN, rows]
         return rows[hit], order[at[hit]]
 
-    def counters(self) -> Counters:
-        """The counters at the end of the run."""
-        return Counters.of(self.transmitters, self.nodes, self.ticks)
-
-    def _offered_loads(self) -> dict:
-        """The config's uniform traffic under both readings of its load (none for traffic given to run())."""
-        if self.traffic is not None or self.config["traffic.uniform.load"] <= 0:
-            return {}
-        node = uniform_node_load(self.config, self.topology)
-        return {"offered_node_load": node,
-                "offered_link_load": node * self.topology.mean_distance() / links_per_node(self.topology)}
-
     def link_utilisation(self) -> np.ndarray:
         """Each directed link's utilisation over the run, row by row of ``topology.links()``."""
-        final = self.counters()
-        return link_utilisation(Counters.zero(final), final, self.topology)
+        return self.network.link_utilisation()
 
-    def bmu_utilisation(self) -> np.ndarray:
-        """Each node's BMU utilisation over the run: the transit bytes it held on average / its capacity."""
-        final = self.counters()
-        return bmu_utilisation(Counters.zero(final), final, self.config)
+    def node_load(self) -> tuple[np.ndarray, str]:
+        """Per node what the link map colours it by (BMU bus interfaces, or input buffers), and its name."""
+        return self.network.node_load()
 
-    def interface_utilisation(self) -> np.ndarray:
-        """Each node's BMU bus-interface utilisation over the run."""
-        final = self.counters()
-        return interface_utilisation(Counters.zero(final), final, self.config)
+    def first_contention(self) -> dict | None:
+        """The earliest wait of any packet of the run: where, when and what; None if the run was contention-free."""
+        wait = self.logs.tally.first_wait
+        if wait is None:
+            return None
+        tick, uid, node, mark = wait
+        return {"uid": uid, "node": node, "cycle": float(Fraction(tick, self.ticks_per_cycle)),
+                "kind": R.CONTENTION_NAMES[mark]}
+
+    def _offered_loads(self) -> dict:
+        """The config's own traffic's offered load (none for traffic given to run())."""
+        if self.traffic is not None:
+            return {}
+        loads = {}
+        if self.config["traffic.uniform.load"] > 0:
+            node = uniform_node_load(self.config, self.topology)
+            loads["offered_node_load"] = node
+            loads["offered_link_load"] = node * self.topology.mean_distance() / links_per_node(self.topology)
+        if self.config["traffic.synthetic.rate"] > 0:
+            loads["offered_flits_per_node_cycle"] = self.config["traffic.synthetic.rate"]
+        return loads
 
     def summary(self) -> dict:
-        bpc = self.bytes_per_cycle
         t = self.logs.tally
         cycles = float(self.cycles)
-        hops = int(self.stats[S.ST_HOPS])
-        final = self.counters()
+        measured = t.measured
+        per_cycle = self.ticks_per_cycle
+        marks = [name for name, _ in CONTENTION_MARKS if name in self.network.contention_marks]
         return {
             "topology": self.topology.name,
             "nodes": self.topology.n_nodes,
             "microcode": self.config["microcode"],
+            "switching": self.switching,
             "packets": t.unicast_packets,
-            "packets_measured": t.measured,
+            "packets_measured": measured,
             "initiations": int(self.traffic_packets - t.unicast_packets),
             "deliveries": t.deliveries,
-            "latency_mean_cycles": t.latency_sum / t.measured / bpc if t.measured else None,
-            "latency_max_cycles": t.latency_max / bpc if t.measured else None,
-            "mean_hops": t.unicast_hops / t.unicast_packets if t.unicast_packets else None,
-            "stores_per_packet": t.unicast_stores / t.unicast_packets if t.unicast_packets else None,
             **self._offered_loads(),
-            **utilisations(Counters.zero(final), final, self.topology, self.config),
-            "bmu_peak_bytes": int(self.nodes[:, S.ND_BMU_PEAK].max()),
-            "fifo_peak_bytes": int(self.stats[S.ST_FIFO_PEAK]),
-            "cut_throughs": int(self.stats[S.ST_CUT_THROUGHS]),
-            "packet_hops": hops,
-            "microinstructions": int(self.stats[S.ST_INSTRUCTIONS]),
-            "events": int(self.stats[S.ST_EVENTS]),
-            "ticks_with_work": int(self.stats[S.ST_TICKS]),
+            "latency_mean_cycles": t.latency_sum / measured / per_cycle if measured else None,
+            "latency_p99_cycles": t.latency_quantile(0.99) / per_cycle if measured else None,
+            "latency_max_cycles": max(t.latencies) / per_cycle if measured else None,
+            "mean_hops": t.unicast_hops / t.unicast_packets if t.unicast_packets else None,
+            **self.network.summary(t),
+            **self.counts,
             "contention_free": t.contended_records == 0,
-            "packets_stored": t.contention["stored"],
-            "packets_retried": t.contention["retried"],
-            "packets_queued": t.contention["queued"],
-            "packets_in_flight_peak": int(self.stats[S.ST_IN_FLIGHT_PEAK]),
-            "dropped_by_faults": int(self.stats[S.ST_DROPS] - self.stats[S.ST_OVERFLOWS]),
-            "dropped_by_bmu_overflow": int(self.stats[S.ST_OVERFLOWS]),
-            "corrupted_transmissions": int(self.stats[S.ST_CORRUPTED]),
-            "forged_packets": int(self.stats[S.ST_FORGED]),
+            "first_contention": self.first_contention(),
+            **{f"packets_{name}": t.contention[name] for name in marks},
             "simulated_cycles": round(cycles, 3),
             "wall_seconds": self.wall_seconds,
             "kernel_startup_seconds": self.startup_seconds,
             "cycles_per_second": cycles / self.wall_seconds if self.wall_seconds > 0 else None,
             "node_cycles_per_second": cycles * self.topology.n_nodes / self.wall_seconds
             if self.wall_seconds > 0 else None,
-            "packet_hops_per_second": hops / self.wall_seconds if self.wall_seconds > 0 else None,
+            "packet_hops_per_second": self.counts["packet_hops"] / self.wall_seconds if self.wall_seconds > 0 else None,
         }

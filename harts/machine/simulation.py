@@ -1,13 +1,14 @@
-"""The plain Python API: build the machine from a config, run traffic on it, get results back.
+"""The front door: one configured machine, ready to run traffic, whichever kernel its switching needs.
 
     sim = Simulation(load_config("configs/uniform_e9.yaml"))
     result = sim.run()            # or sim.run(traffic) with traffic built by harts.machine.traffic
     result.summary()
 
-The machine's tables are allocated once per run (harts.controller.state); the numba kernel
-(harts.controller.engine) does all per-tick work and returns whenever a pool needs to grow, a log needs
-draining, more traffic is due, or a slice of simulated time has passed. The invariants are checked on
-what the logs give back, as they are drained, and at the end (harts.machine.invariants).
+``Simulation(config)`` reads the microprogram's ``switching`` and returns the machine that runs it: virtual
+cut-through on the cut-through kernel (machine/cut_through.py), wormhole and circuit switching on the
+flit-level kernel (machine/flits.py). Both take the same traffic, run the same NP programs, apply the same
+faults, keep the same logs and hop records, check their invariants and return one result type
+(machine/results.py). What the two share in building a run is here.
 """
 
 from __future__ import annotations
@@ -19,37 +20,22 @@ from fractions import Fraction
 
 import numpy as np
 
-from .config import Config, hex_config
 from ..controller import isa
-from ..controller import records as R
-from ..controller import state as S
-from ..controller.engine import compiled_kernel, run_kernel
 from ..controller.microcode import Microprogram, assemble
-from ..errors import InputError, SimulationError
-from ..faults.fault_set import FaultSet, faults_from_config
-from .invariants import RunChecks
-from ..kernel_cache import kernel_is_cached
+from ..errors import InputError
+from ..faults.fault_set import faults_from_config
 from ..network import Topology, build_topology, node_count, port_count
-from ..np.program import MAX_SENDS, S_HEADER, Program, load_program
-from .results import Counters, Recorder, Result
-from .traffic import Traffic, TrafficSource, build_traffic, unicast
+from ..np.program import Program, load_program
+from .config import Config, hex_config
+from .traffic import Traffic, TrafficSource, unicast
 
-LOG_ROWS = 1 << 15  # delivery and packet log rows between drains
+LOG_ROWS = 1 << 15  # delivery, packet and hop log rows between drains
 # The kernel returns about this often (wall seconds) to show progress and honour Ctrl-C, whatever the
 # run's length or speed; numba code does not see signals.
 SLICE_SECONDS = 0.2
 MIN_SLICE_CYCLES = 1000
-_ERROR_TEXT = {
-    S.ERR_FIFO_OVERFLOW: "receiver FIFO overflow: the microprogram started the packet streaming too late",
-    S.ERR_TRUNCATED: "'done' before the packet's last byte had passed: bytes would be lost",
-    S.ERR_DROPPED: "'done' without forward, tee, deliver or store: the packet would be dropped",
-    S.ERR_BAD_CONTEXT: "only 'forward' can send a packet out of the BMU (tee/deliver/store need a link receiver)",
-    S.ERR_NO_HEADER: "the header registers are used before 'wait_header' loaded them",
-    S.ERR_TWO_STREAMS: "a second forward/tee/deliver/store for a packet already streaming",
-    S.ERR_NO_ROUTE: "forward by a route the packet does not have (no hop left, no segment left, or no route table)",
-    S.ERR_LOOP: f"the microprogram executed {isa.LOOP_LIMIT:,} instructions in a row on one packet without forward, "
-                "tee, deliver, store or done: it loops",
-}
+SWITCHING_NAMES = {isa.SWITCHING_CUT_THROUGH: "cut_through", isa.SWITCHING_WORMHOLE: "wormhole",
+                   isa.SWITCHING_CIRCUIT: "circuit"}
 
 
 @dataclass(frozen=True)
@@ -98,6 +84,79 @@ def header_layout(topology: Topology, microprogram: Microprogram, program: Progr
                         len(microprogram.fields))
 
 
+class Simulation:
+    """One configured machine: topology, microprogram, NP program, faults and parameters, ready to run traffic.
+
+    ``Simulation(config)`` is an instance of the subclass for the microprogram's switching (a
+    CutThroughSimulation or a FlitSimulation); both run traffic with ``run()`` and return a Result."""
+
+    kernel: str  # "cut_through" or "flit"
+
+    def __new__(cls, config: Config, microprogram: Microprogram | None = None, program: Program | None = None):
+        if cls is Simulation:
+            microprogram = microprogram or assemble(config.microcode_path())
+            if microprogram.switching == isa.SWITCHING_CUT_THROUGH:
+                from .cut_through import CutThroughSimulation as cls
+            else:
+                from .flits import FlitSimulation as cls
+        return super().__new__(cls)
+
+    def __init__(self, config: Config, microprogram: Microprogram | None = None, program: Program | None = None):
+        self.config = config
+        self.microprogram = microprogram or assemble(config.microcode_path())
+        self.program = program or load_program(config.np_program_path() or config["np.program"])
+        self.nodes, self.ports = self.network_size()
+
+    @property
+    def switching(self) -> str:
+        return SWITCHING_NAMES[self.microprogram.switching]
+
+    def network_size(self) -> tuple[int, int]:
+        """Nodes and ports of the config's network, from its spec alone (nothing is built yet)."""
+        try:
+            return node_count(self.config.topology_spec), port_count(self.config.topology_spec)
+        except ValueError as exc:
+            raise topology_error(self.config, str(exc)) from None
+
+    def refuse_if_too_big(self, needed: int, key: str, what: str) -> None:
+        """Stop before allocating if the tables would not fit in memory."""
+        available = available_memory()
+        if needed > 0.8 * available:
+            raise self.config.error(key, f"{what} needs about {gigabytes(needed)} of memory; {gigabytes(available)} "
+                                         f"is available")
+
+    def build(self) -> None:
+        """The topology, the header layout and the faults, once the size is known to fit."""
+        self.topology = build_topology(self.config.topology_spec)
+        self.layout = header_layout(self.topology, self.microprogram, self.program)
+        for name in self.program.fields:
+            if name not in self.layout.fields:
+                raise self.config.error("np.program", f"NP program {self.program.name!r} needs header field {name!r}")
+        self.faults = faults_from_config(self.config, self.topology)
+
+    def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
+            slice_cycles: int | None = None, faults=None, observer=None, keep: bool = True, hops: bool = False,
+            snapshots: tuple[int, ...] = (), counters: bool = False):
+        """Run traffic (default: the config's) until the network is empty; check the invariants; a Result.
+
+        ``keep``: keep every delivery and packet record in the result (False: only what the summary needs, so
+        that memory does not grow with the length of the run). ``hops``: also keep the hop records, every visit
+        of every packet to a node (``Result.hops``, for packet traces). ``counters``: keep what the link map
+        draws of the nodes (flit level: buffer occupancy integrals; the cut-through kernel always keeps its
+        BMU's). ``snapshots``: cycles at which to copy the network's counters (cut-through kernel).
+        ``progress``: a bar on stderr. ``faults`` replaces the config's faults for this run. ``observer`` (see
+        harts.tools.trace) is called with a probe of the machine's state whenever the kernel returns and decides
+        where it pauses. The kernel runs in slices of simulated time (``slice_cycles``; default: sized as it
+        goes to about SLICE_SECONDS of wall time each) so that Ctrl-C is honoured, and progress shown, between
+        slices."""
+        raise NotImplementedError
+
+
+def kernel_load_notice(cached: bool) -> None:
+    if not cached:
+        print("harts: compiling the simulation kernel (first run only, 20-40 s)", file=sys.stderr, flush=True)
+
+
 def available_memory() -> int:
     """Bytes this process can still allocate without swapping (MemAvailable), or a generous guess."""
     try:
@@ -110,351 +169,12 @@ def available_memory() -> int:
     return 1 << 40
 
 
-def memory_estimate(nodes: int, ports: int, contexts: int, header_words: int, initial_records: int) -> int:
-    """Bytes the machine's tables take: per node its contexts, registers, transmitters, BMU/NP row, topology
-    and clock entries; plus the packet pool, the NP event pool and the logs."""
-    per_node = (contexts * (S.CX_ROWS + header_words) + ports * (S.TX_ROWS + 2) + S.ND_ROWS
-                + (contexts + 1) * 8 + 16)
-    records = initial_records * (S.PK_ROWS + header_words) + initial_records * (R.E_HEADER + header_words)
-    logs = LOG_ROWS * (R.DL_ROWS + header_words + R.PL_ROWS)
-    return 8 * (nodes * per_node + records + logs)
+def gigabytes(count: int) -> str:
+    value = count / 2**30
+    return f"{value:.1f} GB" if value < 1e6 else f"{value:.2g} GB"
 
 
-def _gigabytes(count: int) -> str:
-    gigabytes = count / 2**30
-    return f"{gigabytes:.1f} GB" if gigabytes < 1e6 else f"{gigabytes:.2g} GB"
-
-
-class Simulation:
-    """One configured machine: topology, microprogram, NP program and parameters, ready to run traffic."""
-
-    def __init__(self, config: Config, microprogram: Microprogram | None = None, program: Program | None = None):
-        self.config = config
-        spec = config.topology_spec
-        try:
-            nodes, ports = node_count(spec), port_count(spec)
-        except ValueError as exc:
-            raise _topology_error(config, str(exc)) from None
-        self.microprogram = microprogram or assemble(config.microcode_path())
-        self.program = program or load_program(config.np_program_path() or config["np.program"])
-        contexts = ports + config["bmu.bus_interfaces"]
-        words = ports + 1 + 3 * self.microprogram.segments + len(self.microprogram.fields) + len(self.program.fields)
-        needed = memory_estimate(nodes, ports, contexts, words, self._initial_records(nodes))
-        available = available_memory()
-        if needed > 0.8 * available:
-            raise config.error("topology", f"this network ({nodes:,} nodes) needs about {_gigabytes(needed)} of "
-                                           f"memory; {_gigabytes(available)} is available")
-        self.topology = build_topology(spec)
-        self.layout = header_layout(self.topology, self.microprogram, self.program)
-        for name in self.program.fields:
-            if name not in self.layout.fields:
-                raise config.error("np.program", f"NP program {self.program.name!r} needs header field {name!r}")
-        self.params = self._parameters()
-        self.faults = faults_from_config(config, self.topology)
-
-    @staticmethod
-    def _initial_records(nodes: int) -> int:
-        return 1024 + 2 * nodes
-
-    def _parameters(self) -> np.ndarray:
-        """The kernel's parameter vector; every duration converted from cycles to ticks."""
-        c = self.config
-        bpc = c.bytes_per_cycle
-        p = np.zeros(S.PR_ROWS, dtype=np.int64)
-        p[S.PR_BYTES_PER_CYCLE] = bpc
-        p[S.PR_HEADER_BYTES] = c["timing.header_bytes"]
-        p[S.PR_IDLE_GAP_BYTES] = c["timing.idle_gap_bytes"]
-        p[S.PR_BUS_DELAY] = c["timing.bus_delay_cycles"] * bpc
-        p[S.PR_LINK_DELAY] = c["timing.link_delay_cycles"] * bpc
-        p[S.PR_FIFO_BYTES] = c["timing.receiver_fifo_bytes"]
-        p[S.PR_SLOT_BYTES] = c["timing.bus_slot_bytes"]
-        p[S.PR_BMU_CAPACITY] = c["bmu.capacity_bytes"]
-        p[S.PR_BMU_SETUP] = c["timing.bmu_setup_cycles"] * bpc
-        p[S.PR_NP_SEND] = c["timing.np_send_cycles"] * bpc
-        p[S.PR_NP_RECEIVE] = c["timing.np_receive_cycles"] * bpc
-        p[S.PR_DELIVER] = c["timing.deliver_cycles"] * bpc
-        p[S.PR_PORTS] = self.topology.n_ports
-        p[S.PR_BUS_INTERFACES] = c["bmu.bus_interfaces"]
-        p[S.PR_DEADLOCK_TICKS] = c["run.deadlock_cycles"] * bpc
-        p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
-        p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
-        p[S.PR_BMU_DROPS_WHEN_FULL] = c["bmu.when_full"] == "drop"
-        p[S.PR_BMU_PER_OUTPUT] = c["bmu.queues"] == "per_output"
-        p[S.PR_HEADER_WORDS] = self.layout.words
-        p[S.PR_REGISTER_WORDS] = self.layout.registers
-        p[S.PR_AXES] = self.layout.axes
-        p[S.PR_SEGMENT_WORD] = self.layout.segment_word
-        p[S.PR_SEGMENTS] = self.layout.segments
-        p[S.PR_TABLE_WORD] = self.layout.table_word
-        p[S.PR_RUN_AHEAD] = 1
-        p[S.PR_ROOM] = MAX_SENDS + self.topology.n_ports + 8
-        return p
-
-    def _machine(self, params: np.ndarray) -> S.Machine:
-        topo = self.topology
-        tables = np.full((1, topo.n_nodes), -1, dtype=np.int64)
-        if self.program.route_tables is not None:
-            tables = np.ascontiguousarray(self.program.route_tables(topo), dtype=np.int64)
-            if tables.ndim != 2 or tables.shape[1] != topo.n_nodes:
-                raise SimulationError(f"NP program {self.program.name!r}: route tables must have one column per "
-                                      f"node ({topo.n_nodes}), got shape {tables.shape}")
-        return S.Machine(self.microprogram.placed(self.layout.fields), params, topo.neighbours, topo.in_port,
-                         topo.axis_positive, topo.axis_negative, topo.shape, topo.offset_table, tables)
-
-    def _processor(self) -> R.Processor:
-        topo = self.topology
-        program = self.program
-        words = self.layout.words
-        parameters = program.parameters(topo) if program.parameters else np.zeros(1, np.int64)
-        system = R.System(np.ascontiguousarray(parameters, dtype=np.int64), topo.neighbours, topo.in_port,
-                          np.array([self.layout.fields[f] for f in program.fields] or [0], dtype=np.int64),
-                          self.layout.route())
-        return R.Processor(R.event_pool(self._initial_records(topo.n_nodes), words),
-                           np.zeros((topo.n_nodes, max(1, program.state_words)), dtype=np.int64),
-                           np.zeros((MAX_SENDS, S_HEADER + words), dtype=np.int64), system)
-
-    def _initial_state(self, faults: FaultSet, hops: bool) -> dict:
-        """Every table of the kernel, allocated once for the run (pools grow if the kernel asks)."""
-        topo = self.topology
-        words = self.layout.words
-        contexts = topo.n_nodes * (topo.n_ports + self.config["bmu.bus_interfaces"])
-        ctx = S.table(contexts, S.CX_ROWS)
-        ctx[:, S.CX_PKT] = -1
-        ctx[:, S.CX_PENDING_HEAD] = -1
-        ctx[:, S.CX_PENDING_TAIL] = -1
-        ctx[:, S.CX_DONE_TICK] = -1
-        per_node = topo.n_ports + self.config["bmu.bus_interfaces"]
-        tx = S.table(topo.n_nodes * topo.n_ports, S.TX_ROWS)
-        tx[:, S.TX_DEAD] = faults.dead_transmitters
-        tx[:, S.TX_UID] = -1
-        tx[:, [S.TX_WAIT_HEAD, S.TX_WAIT_TAIL, S.TX_WAIT_TURN]] = -1
-        node = S.table(topo.n_nodes, S.ND_ROWS)
-        node[:, S.ND_FAULT] = faults.node_fault
-        for column in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
-            node[:, column] = -1
-        records = self._initial_records(topo.n_nodes)
-        stats = np.zeros(S.ST_ROWS, dtype=np.int64)
-        stats[S.ST_FREE_COUNT] = records
-        stats[S.ST_EVENT_FREE_COUNT] = records
-        stats[S.ST_UID_NEXT] = R.NP_UID_BASE
-        stats[S.ST_CURRENT] = -1
-        # xorshift needs a non-zero state: an odd constant mixed with the seed
-        stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
-        params = self.params.copy()
-        params[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
-        params[S.PR_FAULTS] = faults.any()
-        params[S.PR_HOP_LOG] = hops
-        return {
-            "machine": self._machine(params),
-            "controller": S.Controller(ctx, S.table(contexts, self.layout.registers), tx, node),
-            "packets": S.packet_pool(records, words),
-            "logs": R.Logs(stats, S.table(R.DL_ROWS, LOG_ROWS), S.table(LOG_ROWS, words),
-                           S.table(R.PL_ROWS, LOG_ROWS), S.table(S.HL_ROWS, LOG_ROWS if hops else 0)),
-            "clock": S.empty_clock(topo.n_nodes, per_node),
-            "processor": self._processor(),
-        }
-
-    def traffic_table(self, traffic: Traffic, first_uid: int) -> np.ndarray:
-        table = S.table(R.TR_ROWS, len(traffic))
-        table[R.TR_CREATE] = traffic.create * self.config.bytes_per_cycle
-        table[R.TR_SOURCE] = traffic.source
-        table[R.TR_DEST] = traffic.destination
-        table[R.TR_LENGTH] = traffic.length
-        table[R.TR_KIND] = traffic.kind
-        table[R.TR_DIRECTION] = traffic.direction
-        table[R.TR_DISTANCE] = traffic.distance
-        table[R.TR_ARGUMENT] = traffic.argument
-        table[R.TR_UID] = np.arange(first_uid, first_uid + len(traffic))
-        return table
-
-    def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
-            slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None,
-            keep: bool = True, hops: bool = False, snapshots: tuple[int, ...] = ()) -> Result:
-        """Run traffic (default: the config's) until the network is empty; check the invariants.
-
-        ``keep``: keep every delivery and packet record in the result (False: only what the summary
-        needs, so that memory does not grow with the length of the run). ``hops``: also keep the hop log,
-        every step of every packet at every node (``Result.hops``, for packet traces). ``snapshots``: cycles
-        at which to copy the network's counters (``Result.snapshots``, e.g. for utilisations over a window).
-        ``progress``: a bar on stderr.
-        ``faults`` replaces the config's faults for this run. ``observer`` (see harts.tools.trace) is
-        called with the state whenever the kernel returns and decides where it pauses. The kernel runs in
-        slices of simulated time (``slice_cycles``; default: sized as it goes to about SLICE_SECONDS of wall
-        time each) so that Ctrl-C is honoured, and progress shown, between slices.
-        """
-        if traffic is None:
-            traffic = build_traffic(self.config, self.topology)
-        if isinstance(traffic, Traffic):
-            source = TrafficSource(traffic, None, int(traffic.create.max(initial=0)))
-        else:
-            source = traffic
-        faults = self.faults if faults is None else faults
-        bpc = self.config.bytes_per_cycle
-        state = self._initial_state(faults, hops)
-        machine, logs = state["machine"], state["logs"]
-        stats, params = logs.stats, machine.params
-        recorder = Recorder(self, keep, hops)
-        checks = RunChecks(self) if check else None
-        chunks = _Lookahead(source.chunks())
-        uids = 0
-        table, uids, more = self._next_chunk(chunks, uids)
-        params[S.PR_TRAFFIC_MORE] = more
-        last_create = int(table[R.TR_CREATE, -1]) if table.shape[1] else 0
-        params[S.PR_LAST_TICK] = S.NEVER if more else last_create + self.config["run.drain_cycles"] * bpc
-        started = time.perf_counter()
-        if not run_kernel.signatures and not kernel_is_cached():
-            print("harts: compiling the simulation kernel (first run only, 20-40 s)", file=sys.stderr,
-                  flush=True)
-        kernel = compiled_kernel()
-        loaded = time.perf_counter()
-        horizon = max(source.horizon_cycles, 1)
-        slice_ticks = bpc * (slice_cycles or MIN_SLICE_CYCLES)
-        params[S.PR_RUN_AHEAD] = 0 if observer is not None else 1
-        bar = _progress_bar(horizon) if progress else None
-        arguments = (self.topology.offsets_function, self.program.procedure)
-        pending = sorted(cycle * bpc for cycle in snapshots)
-        taken: dict[int, Counters] = {}
-        try:
-            while True:
-                if stats[S.ST_PAUSED] in (S.PAUSE_NONE, S.PAUSE_SLICE):
-                    params[S.PR_PAUSE_AT] = stats[S.ST_TIME] + slice_ticks
-                    if pending:
-                        # every tick up to the snapshot's is then processed, none after it
-                        params[S.PR_PAUSE_AT] = min(params[S.PR_PAUSE_AT], pending[0] - 1)
-                    if observer is not None:
-                        params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]),
-                                                                      int(params[S.PR_PAUSE_AT]))
-                called = time.perf_counter()
-                kernel(*arguments, machine, state["controller"], state["packets"], logs, state["clock"],
-                       state["processor"], table)
-                paused = int(stats[S.ST_PAUSED])
-                while pending and (paused == S.PAUSE_NONE or (paused == S.PAUSE_SLICE
-                                                              and stats[S.ST_TIME] >= pending[0])):
-                    tick = pending.pop(0)
-                    taken[tick // bpc] = Counters.of(state["controller"].tx, state["controller"].node, tick)
-                if paused == S.PAUSE_SLICE and slice_cycles is None:
-                    slice_ticks = _next_slice(slice_ticks, time.perf_counter() - called, bpc)
-                if observer is not None and paused in (S.PAUSE_SLICE, S.PAUSE_NONE):
-                    observer.observe(int(stats[S.ST_TIME]), paused == S.PAUSE_SLICE, state)
-                if bar is not None:
-                    bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
-                if paused == S.PAUSE_ROOM:
-                    self._make_room(state, recorder, checks)
-                elif paused == S.PAUSE_TRAFFIC:
-                    table, uids, more = self._next_chunk(chunks, uids)
-                    stats[S.ST_NEXT_TRAFFIC] = 0
-                    params[S.PR_TRAFFIC_MORE] = more
-                    if not more:
-                        last_create = int(table[R.TR_CREATE, -1]) if table.shape[1] else last_create
-                        params[S.PR_LAST_TICK] = last_create + self.config["run.drain_cycles"] * bpc
-                elif paused == S.PAUSE_NONE:
-                    break
-                # stats[ST_ERROR] also ends the run: the kernel returns with PAUSE_NONE
-        finally:
-            if bar is not None:
-                bar.close()
-        wall = time.perf_counter() - loaded
-        self._drain(state, recorder, checks)
-        node = state["controller"].node
-        # Bring the occupancy integrals up to the end of the last tick.
-        end = int(stats[S.ST_TIME]) + 1
-        final = Counters.of(state["controller"].tx, node, end)
-        node[:, S.ND_BMU_INTEGRAL], node[:, S.ND_QUEUE_INTEGRAL] = final.bmu_byte_ticks, final.queue_packet_ticks
-        node[:, S.ND_BMU_CHANGED] = node[:, S.ND_QUEUE_CHANGED] = end
-        self._raise_on_error(stats, state)
-        result = Result(self.config, self.topology, self.layout, self.program, source.explicit if isinstance(
-            traffic, Traffic) else None, uids, recorder.finish(), state["controller"].tx, node, stats, wall,
-            loaded - started, faults, state["processor"].state, taken)
-        if checks is not None:
-            checks.finish(result, state)
-        return result
-
-    def _next_chunk(self, chunks: _Lookahead, uids: int) -> tuple[np.ndarray, int, bool]:
-        """The next traffic table, the uid after it, and whether more traffic follows."""
-        chunk = chunks.take()
-        if chunk is None:
-            return S.table(R.TR_ROWS, 0), uids, False
-        return self.traffic_table(chunk, uids), uids + len(chunk), chunks.more
-
-    def _make_room(self, state: dict, recorder: Recorder, checks) -> None:
-        """Drain the logs if they are nearly full; otherwise a pool is: double it (the kernel asks again if
-        one event needs still more)."""
-        logs = state["logs"]
-        stats = logs.stats
-        room = int(state["machine"].params[S.PR_ROOM])
-        if logs.deliveries.shape[1] - stats[S.ST_DELIVERIES] < room or \
-                logs.packets.shape[1] - stats[S.ST_LOGGED] < room or \
-                (logs.hops.shape[1] and logs.hops.shape[1] - stats[S.ST_HOP_ROWS] < room):
-            self._drain(state, recorder, checks)
-            return
-        if stats[S.ST_FREE_COUNT] <= stats[S.ST_EVENT_FREE_COUNT]:
-            state["packets"] = S.grow_packets(state["packets"], stats)
-        else:
-            processor = state["processor"]
-            state["processor"] = processor._replace(events=R.grow_events(processor.events, stats, S.ST_EVENT_FREE_HEAD,
-                                                                        S.ST_EVENT_FREE_COUNT))
-
-    def _drain(self, state: dict, recorder: Recorder, checks) -> None:
-        logs = state["logs"]
-        stats = logs.stats
-        deliveries = logs.deliveries[:, : stats[S.ST_DELIVERIES]].copy()
-        header = logs.delivery_header[: stats[S.ST_DELIVERIES]].copy()
-        packets = logs.packets[:, : stats[S.ST_LOGGED]].copy()
-        hops = logs.hops[:, : stats[S.ST_HOP_ROWS]].copy()
-        stats[S.ST_DELIVERIES] = 0
-        stats[S.ST_LOGGED] = 0
-        stats[S.ST_HOP_ROWS] = 0
-        if checks is not None:
-            checks.take(deliveries, packets)
-        recorder.take(deliveries, header, packets, hops)
-
-    def _raise_on_error(self, stats: np.ndarray, state: dict) -> None:
-        code = int(stats[S.ST_ERROR])
-        if code == S.ERR_NONE:
-            return
-        cycle = _cycle_text(int(stats[S.ST_ERROR_CYCLE]), self.config.bytes_per_cycle)
-        per_node = self.topology.n_ports + self.config["bmu.bus_interfaces"]
-        ci = int(stats[S.ST_ERROR_CONTEXT])
-        node, slot = divmod(ci, per_node)
-        who = f"link receiver {slot}" if slot < self.topology.n_ports else f"BMU bus interface {slot - self.topology.n_ports}"
-        where = f"node {node}, {who}, packet {_uid_text(int(stats[S.ST_ERROR_PACKET]))}, cycle {cycle}"
-        if code in _ERROR_TEXT:
-            raise SimulationError(f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}: {_ERROR_TEXT[code]} "
-                                  f"({where})")
-        if code == S.ERR_NO_LINK:
-            port = int(stats[S.ST_ERROR_DETAIL])
-            raise SimulationError(f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}: node {node} has no "
-                                  f"link on port {port} ({self.topology.port_names[port]}) of {self.topology.name} "
-                                  f"({where})")
-        if code == S.ERR_TOO_MANY_SENDS:
-            raise SimulationError(f"NP program {self.program.name!r}: a procedure returned "
-                                  f"{int(stats[S.ST_ERROR_DETAIL])} sends, at most {MAX_SENDS} fit (cycle {cycle})")
-        if code == S.ERR_DEADLOCK:
-            node_table = state["controller"].node
-            held = node_table[:, S.ND_BMU_USED] + node_table[:, S.ND_BMU_CREDIT]
-            full = int(np.count_nonzero(held > self.config["bmu.capacity_bytes"] - 512))
-            raise SimulationError(
-                f"deadlock: no packet moved for {self.config['run.deadlock_cycles']} cycles (at cycle "
-                f"{cycle}); {full} of {self.topology.n_nodes} BMUs are within 512 bytes of full and "
-                f"{int(node_table[:, S.ND_QUEUE_LEN].sum())} packets wait in BMU queues (raise bmu.capacity_bytes "
-                f"or lower the load)")
-        if code == S.ERR_CYCLE_LIMIT:
-            raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
-                                  f"(stopped at cycle {cycle})")
-        raise SimulationError(f"internal error {code} at cycle {cycle}")
-
-
-def _next_slice(slice_ticks: int, seconds: float, bpc: int) -> int:
-    """The next slice of simulated time, from the wall time the last one took."""
-    if seconds < SLICE_SECONDS / 2:
-        # capped so that the pause tick (now + slice, now < 2^61) stays an int64
-        return min(2 * slice_ticks, int(S.NEVER) // 2)
-    if seconds > 2 * SLICE_SECONDS:
-        return max(MIN_SLICE_CYCLES * bpc, slice_ticks // 2)
-    return slice_ticks
-
-
-def _topology_error(config: Config, message: str) -> InputError:
+def topology_error(config: Config, message: str) -> InputError:
     """A bad topology spec, reported at the line of the key the message names (else of the section)."""
     keys = config["topology"].value
     line = config.lines.get("topology")
@@ -466,7 +186,7 @@ def _topology_error(config: Config, message: str) -> InputError:
     return InputError(f"'topology': {message}", config.path, line)
 
 
-class _Lookahead:
+class Lookahead:
     """Traffic chunks, one ahead, so the kernel can be told whether more traffic follows."""
 
     def __init__(self, chunks):
@@ -483,26 +203,49 @@ class _Lookahead:
         return chunk
 
 
-def _cycle_text(ticks: int, bytes_per_cycle: int) -> str:
+class Slices:
+    """How much simulated time the kernel runs before it returns: about SLICE_SECONDS of wall time, resized
+    after each slice from the time it took (or a fixed number of cycles)."""
+
+    def __init__(self, ticks_per_cycle: int, fixed_cycles: int | None, never: int):
+        self.ticks = ticks_per_cycle * (fixed_cycles or MIN_SLICE_CYCLES)
+        self.fixed = fixed_cycles is not None
+        self.minimum = MIN_SLICE_CYCLES * ticks_per_cycle
+        self.never = never
+        self.started = time.perf_counter()
+
+    def start(self) -> None:
+        self.started = time.perf_counter()
+
+    def resize(self) -> None:
+        if self.fixed:
+            return
+        seconds = time.perf_counter() - self.started
+        if seconds < SLICE_SECONDS / 2:
+            # capped so that the pause tick (now + slice, now < 2^61) stays an int64
+            self.ticks = min(2 * self.ticks, self.never // 2)
+        elif seconds > 2 * SLICE_SECONDS:
+            self.ticks = max(self.minimum, self.ticks // 2)
+
+
+def progress_bar(total_cycles: int):
+    from tqdm import tqdm
+    return tqdm(total=total_cycles, unit="cycle", unit_scale=True, desc="simulating", leave=False, file=sys.stderr)
+
+
+def cycle_text(ticks: int, ticks_per_cycle: int) -> str:
     """A tick as cycles: '1,000,000', or '17 2/3' between cycle edges."""
-    whole, part = divmod(ticks, bytes_per_cycle)
-    fraction = Fraction(part, bytes_per_cycle)
+    whole, part = divmod(ticks, ticks_per_cycle)
+    fraction = Fraction(part, ticks_per_cycle)
     return f"{whole:,}" + (f" {fraction.numerator}/{fraction.denominator}" if part else "")
 
 
-def _uid_text(uid: int) -> str:
-    return f"{uid - R.NP_UID_BASE} sent by an NP" if uid >= R.NP_UID_BASE else str(uid)
-
-
-def _progress_bar(total_cycles: int):
-    from tqdm import tqdm
-    return tqdm(total=total_cycles, unit="cycle", unit_scale=True, desc="simulating", leave=False,
-                file=sys.stderr)
-
-
 def load_kernel() -> None:
-    """Load the compiled kernel from numba's disk cache (compiling it the first time) in this process."""
+    """Load the compiled kernels from numba's disk cache (compiling them the first time) in this process."""
+    from .config import defaults
     Simulation(hex_config(3)).run(unicast([0], [0], [1], [64]))
+    Simulation(defaults().with_values(topology={"kind": "mesh", "dims": [2, 2]}, microcode="wormhole")).run(
+        unicast([0], [0], [1], [6]))
 
 
-__all__ = ["Result", "Simulation", "load_kernel"]
+__all__ = ["Simulation", "load_kernel"]

@@ -66,22 +66,24 @@ def no_traffic() -> Traffic:
 
 
 def unicast(create, source, destination, length) -> Traffic:
-    create = np.asarray(create, dtype=np.int64)
+    """Unicast packets (lengths in bytes, header included); scalars apply to every packet."""
+    create, source, destination, length = (np.ascontiguousarray(a, dtype=np.int64) for a in np.broadcast_arrays(
+        *(np.atleast_1d(np.asarray(x, dtype=np.int64)) for x in (create, source, destination, length))))
     k = len(create)
-    return Traffic(create, np.asarray(source, np.int64), np.asarray(destination, np.int64),
-                   np.asarray(length, np.int64), np.full(k, TRAFFIC_UNICAST, np.int64),
+    return Traffic(create, source, destination, length, np.full(k, TRAFFIC_UNICAST, np.int64),
                    np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64))
 
 
 def initiations(create, source, argument, length, direction=0, distance=0) -> Traffic:
-    """The sources' NPs run their procedure's initiation at `create` (cycles) with these arguments."""
-    create = np.asarray(create, dtype=np.int64)
+    """The sources' NPs run their procedure's initiation at `create` (cycles) with these arguments; scalars
+    apply to every initiation."""
+    create, source, argument, length, direction, distance = (
+        np.ascontiguousarray(a, dtype=np.int64) for a in np.broadcast_arrays(
+            *(np.atleast_1d(np.asarray(x, dtype=np.int64)) for x in (create, source, argument, length, direction,
+                                                                     distance))))
     k = len(create)
-    return Traffic(create, np.asarray(source, np.int64), np.full(k, -1, np.int64), np.asarray(length, np.int64),
-                   np.full(k, TRAFFIC_INITIATE, np.int64),
-                   np.broadcast_to(np.asarray(direction, np.int64), (k,)).copy(),
-                   np.broadcast_to(np.asarray(distance, np.int64), (k,)).copy(),
-                   np.broadcast_to(np.asarray(argument, np.int64), (k,)).copy())
+    return Traffic(create, source, np.full(k, -1, np.int64), length, np.full(k, TRAFFIC_INITIATE, np.int64),
+                   direction, distance, argument)
 
 
 def worms(create, source, direction, distance, length) -> Traffic:
@@ -147,7 +149,7 @@ def _check_fits(length: int, config: Config, item: Located) -> None:
 
 
 def build_traffic(config: Config, topology: Topology) -> TrafficSource:
-    """All traffic of a config: explicit packets, explicit worms and uniform Poisson traffic."""
+    """All traffic of a config: explicit packets, explicit worms, uniform Poisson and synthetic traffic."""
     n = topology.n_nodes
     header = config["timing.header_bytes"]
     explicit = _records(config, "traffic.packets", {
@@ -184,7 +186,33 @@ def build_traffic(config: Config, topology: Topology) -> TrafficSource:
         horizon = max(horizon, int(packets / rate) if packets else cycles)
         stream = uniform_poisson(topology, rate, lengths, probabilities, cycles, packets,
                                  np.random.default_rng(config["run.seed"]))
+    synthetic = synthetic_traffic(config, topology)
+    if len(synthetic):
+        given = Traffic.concatenate([given, synthetic])
+        horizon = max(horizon, int(synthetic.create.max()))
     return TrafficSource(given, stream, horizon)
+
+
+def synthetic_traffic(config: Config, topology: Topology) -> Traffic:
+    """The config's synthetic traffic (`traffic.synthetic.*` for `run.cycles` cycles, seed `run.seed`): packets of
+    `packet_flits` flits of `flow.flit_bytes`, at `rate` flits per node per cycle, destinations by the pattern."""
+    from .patterns import synthetic_packets
+
+    rate = config["traffic.synthetic.rate"]
+    if rate <= 0:
+        return no_traffic()
+    n = topology.n_nodes
+    hotspots = config["traffic.synthetic.hotspot_nodes"].plain()
+    if any(not isinstance(v, int) or not 0 <= v < n for v in hotspots):
+        raise config.error("traffic.synthetic.hotspot_nodes", f"hotspot nodes must be nodes 0..{n - 1}, got {hotspots}")
+    size = config["traffic.synthetic.packet_flits"]
+    try:
+        create, source, destination = synthetic_packets(
+            topology, config["traffic.synthetic.pattern"], rate, size, config["run.cycles"], config["run.seed"],
+            hotspot_nodes=hotspots or None, hotspot_fraction=config["traffic.synthetic.hotspot_fraction"])
+    except ValueError as exc:
+        raise config.error("traffic.synthetic.pattern", str(exc)) from None
+    return unicast(create, source, destination, np.full(len(create), size * config["flow.flit_bytes"], np.int64))
 
 
 def node_load(load: float, basis: str, topology: Topology, mean_hops: float) -> float:

@@ -83,6 +83,7 @@ from ..controller.records import (
 
     E_VALUE,
 
+    NOTIFY_ARRIVED,
     NOTIFY_DELIVERED,
 
     NOTIFY_SENT,
@@ -101,6 +102,7 @@ from ..controller.records import (
 from ..errors import InputError
 
 __all__ = [
+    "EVENT_ARRIVED",
     "EVENT_DELIVERED",
     "EVENT_FORGE",
     "EVENT_INITIATE",
@@ -131,6 +133,7 @@ __all__ = [
     "LAYOUT_SEGMENT_SLOTS",
     "LAYOUT_SEGMENT_WORD",
     "LAYOUT_TABLE_WORD",
+    "NOTIFY_ARRIVED",
     "NOTIFY_DELIVERED",
     "NOTIFY_SENT",
     "ROUTE_DESTINATION",
@@ -154,6 +157,7 @@ EVENT_DELIVERED = 1
 EVENT_SENT = 2
 EVENT_TIMER = 3
 EVENT_FORGE = 4
+EVENT_ARRIVED = 5  # a packet this NP sent with NOTIFY_ARRIVED is in its destination's NP
 
 # One row of `sends` per packet or timer.
 S_ROUTE = 0  # ROUTE_* of the packet, or SEND_TIMER

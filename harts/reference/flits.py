@@ -23,7 +23,13 @@ Besides packets routed by destination it models what a broadcast on the flit-lev
 - Packets that wait for a trigger: created `delay` cycles after their source gets a copy of their parent
   (TRIGGER_COPY), k + `delay` cycles after the parent's last flit left their common source's injection
   input (TRIGGER_SENT), or `delay` cycles after the parent, sent from their common source, was delivered
-  (TRIGGER_DELIVERED).
+  (TRIGGER_DELIVERED). This is the NP layer the kernel runs as an NP program (harts/np/plan_program.py),
+  written out by hand: the trigger is an event at the NP, which makes the packet then (joining its queue
+  `delay` later). Packets join their queues in a cycle in the kernel's order: first those made earlier that
+  join now, by the order they were made in; then those created at a fixed cycle (the traffic), by uid; then
+  those the cycle's events make, node by node, each node's events by the serial of the packet they concern
+  and then by kind (a copy, a send, a delivery), and each event's packets by uid. A packet's serial is the
+  order in which the NPs made the packets.
 - Circuit switching routes a probe by destination or along its segments alike.
 """
 
@@ -316,18 +322,43 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
                 raise ValueError(f"packet {packet.uid} waits for packet {packet.parent} to leave or arrive, "
                                  f"but that packet's source is {all_packets[packet.parent].src}")
             children.setdefault((packet.trigger, packet.parent), []).append(packet)
-    creations = []  # heap of (cycle, uid): packets whose creation is known and due
-    scheduled = set()
+    fixed = []  # heap of (cycle, uid): the packets created at a fixed cycle
     for packet in all_packets.values():
         if packet.trigger == TRIGGER_NONE:
-            heapq.heappush(creations, (packet.delay, packet.uid))
-            scheduled.add(packet.uid)
+            heapq.heappush(fixed, (packet.delay, packet.uid))
+    births = []  # heap of (cycle, serial, uid): packets made earlier that join their queue at that cycle
+    events: dict = {}  # cycle -> [(node, serial, kind order, trigger, parent uid)]: the NPs' events of that cycle
+    made: dict = {}  # uid -> serial: the order in which the NPs made the packets
     delivered, created, steps, copies = {}, {}, {}, []
+    event_order = {TRIGGER_COPY: 1, TRIGGER_SENT: 2, TRIGGER_DELIVERED: 5}  # the kernel's EVENT_* numbers
 
-    def schedule(packet, cycle):
-        if packet.uid not in scheduled:  # created once: by the first event it waits for
-            scheduled.add(packet.uid)
-            heapq.heappush(creations, (cycle, packet.uid))
+    def make(packet):
+        made[packet.uid] = len(made)
+
+    def fire(trigger, packet, node, at):
+        """Node v's NP sees the trigger of `packet` at cycle `at`; the packets waiting for it are made then."""
+        if any(child.src == node for child in children.get((trigger, packet.uid), ())):
+            events.setdefault(at, []).append((node, made[packet.uid], event_order[trigger], trigger, packet.uid))
+
+    def arrivals(t):
+        """The packets that join their queues at cycle t, in the kernel's order."""
+        while births and births[0][0] <= t:
+            cycle, _, uid = heapq.heappop(births)
+            assert cycle == t, "a birth was missed"
+            create(all_packets[uid], t)
+        while fixed and fixed[0][0] <= t:
+            cycle, uid = heapq.heappop(fixed)
+            assert cycle == t, "a creation was missed"
+            make(all_packets[uid])
+            create(all_packets[uid], t)
+        for node, _, _, trigger, parent in sorted(events.pop(t, [])):
+            for child in children.get((trigger, parent), ()):
+                if child.src == node and child.uid not in made:  # made once: by the first event it waits for
+                    make(child)
+                    if child.delay == 0:
+                        create(child, t)
+                    else:
+                        heapq.heappush(births, (t + child.delay, made[child.uid], child.uid))
 
     def feed(v):
         """Every idle injection context of node v, in channel order, takes the packet at the head of the
@@ -552,11 +583,8 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         if delivers:
             assert packet.uid not in delivered, f"packet {packet.uid} delivered twice"
             delivered[packet.uid] = at
-            for child in children.get((TRIGGER_DELIVERED, packet.uid), ()):
-                schedule(child, at + child.delay)
-        for child in children.get((TRIGGER_COPY, packet.uid), ()):
-            if child.src == v:
-                schedule(child, at + child.delay)
+            fire(TRIGGER_DELIVERED, packet, packet.src, at)
+        fire(TRIGGER_COPY, packet, v, at)
 
     def grant(ctx, t):
         v, (o, vc) = ctx.node, ctx.bound
@@ -587,8 +615,7 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             release(ctx)
             ctx.tail_at = t
             if ctx.injection:
-                for child in children.get((TRIGGER_SENT, packet.uid), ()):
-                    schedule(child, t + k + child.delay)
+                fire(TRIGGER_SENT, packet, v, t + k)
 
     def start(ctx, t):
         if ctx.injection:
@@ -615,7 +642,8 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             raise RuntimeError(f"the reference model did not finish within {max_cycles} cycles")
         active = any(c.packet is not None for c in contexts) or any(b.flits for b in buffers.values())
         if not active:  # an empty network: skip to the next start of an injection context or creation
-            upcoming = [c.start_at for c in contexts if c.taken is not None] + [cy for cy, _ in creations[:1]]
+            upcoming = [c.start_at for c in contexts if c.taken is not None] + [cy for cy, _ in fixed[:1]] \
+                + [cy for cy, _, _ in births[:1]] + list(events)
             if not upcoming:
                 raise ReferenceStuck(t, sorted(u for u in all_packets if u not in created),
                                      sorted(u for u in created if u not in delivered))
@@ -623,11 +651,8 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             last_progress = t
         elif t - last_progress >= DEADLOCK_CYCLES:
             raise ReferenceDeadlock(t)
-        # Packets created at t join their source's queue in creation order (by uid within a cycle).
-        while creations and creations[0][0] <= t:
-            cycle, uid = heapq.heappop(creations)
-            assert cycle == t, "a creation was missed"
-            create(all_packets[uid], t)
+        # Packets created at t join their source's queue (in the kernel's order, `arrivals`).
+        arrivals(t)
         # Heads that are usable at the front of idle inputs start their contexts first, so that a context
         # started at a executes its first instruction in step 1 of cycle a.
         for ctx in contexts:

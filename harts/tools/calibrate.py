@@ -50,7 +50,7 @@ def calibrate(config: Config, lengths=LENGTHS) -> Calibration:
     dl = result.deliveries
     ticks = np.zeros(len(dst), dtype=np.int64)
     ticks[dl[records.DL_UID]] = dl[records.DL_TICK] - dl[records.DL_CREATE]
-    latency = [Fraction(int(t), result.bytes_per_cycle) for t in ticks]
+    latency = [Fraction(int(t), result.ticks_per_cycle) for t in ticks]
     hop_of = np.repeat(hops, len(lengths))
 
     def measured(h: int, m: int) -> Fraction:
@@ -98,9 +98,8 @@ def calibrate_flits(config: Config, lengths=FLIT_LENGTHS) -> FlitCalibration:
     Wormhole: S + r*M + (h-1)*d with M in flits. Circuit: alpha + h*delta + L*tau as paper 004 writes it,
     L the data flits."""
     from ..controller import isa
-    from ..machine.flits import FlitSimulation, packets
 
-    sim = FlitSimulation(config)
+    sim = Simulation(config)
     topo = sim.topology
     destinations = np.arange(1, topo.n_nodes)
     hops = topo.distance(np.zeros(len(destinations), np.int64), destinations)
@@ -109,8 +108,9 @@ def calibrate_flits(config: Config, lengths=FLIT_LENGTHS) -> FlitCalibration:
     spacing = 4 * (max(lengths) * f.flit_cycles + int(hops.max()) * (3 * f.link_latency + 8) + 64)
     dst = np.repeat(destinations, len(lengths))
     flits = np.tile(np.asarray(lengths), len(destinations))
-    result = sim.run(packets(np.arange(len(dst)) * spacing, 0, dst, flits))
-    latency = result.latency
+    dl = sim.run(unicast(np.arange(len(dst)) * spacing, 0, dst, flits * f.flit_bytes)).deliveries
+    latency = np.zeros(len(dst), np.int64)
+    latency[dl[records.DL_UID]] = dl[records.DL_TICK] - dl[records.DL_CREATE]
     hop_of = np.repeat(hops, len(lengths))
 
     def measured(h: int, m: int) -> Fraction:

@@ -1,6 +1,8 @@
-"""The link map of a run: every directed link coloured by its utilisation and every node by its BMU bus
-interfaces' (the part of a node that fills first under the default BMU, MODEL.md), on a drawing of the
-network, to show where it saturates (`harts run CONFIG --link-map FILE.png`).
+"""The link map of a run: every directed link coloured by its utilisation and every node by what fills first
+in it, on a drawing of the network, to show where it saturates (`harts run CONFIG --link-map FILE.png`). On
+the cut-through kernel a node's colour is its BMU bus interfaces' utilisation (the part of a node that fills
+first under the default BMU, MODEL.md); on the flit-level kernel, the mean share of its input buffer slots
+in use. The colour bar and the title say which.
 
 The nodes sit where ``Topology.positions`` puts them: the hexagonal mesh as the hexagon around node 0 (as
 in the broadcast plots), meshes and tori on their grid (a k-D grid as a row of 2-D layers), the hypercube
@@ -50,8 +52,7 @@ def draw_link_map(result: Result, path: str) -> None:
 
     topo = result.topology
     usage = result.link_utilisation()
-    interfaces = result.interface_utilisation()
-    storage = result.bmu_utilisation()
+    load, load_name = result.node_load()
     xy = topo.positions()
     strokes, owner, labels = link_strokes(topo)
 
@@ -75,13 +76,13 @@ def draw_link_map(result: Result, path: str) -> None:
 
     nodes = PatchCollection([Circle(p, NODE_RADIUS) for p in xy], cmap="Blues", norm=Normalize(0, 1),
                             edgecolors="black", linewidths=NODE_OUTLINE * points_per_unit, zorder=2)
-    nodes.set_array(interfaces)
+    nodes.set_array(load)
     ax.add_collection(nodes)
 
     digits = len(str(topo.n_nodes - 1))
     font = _font_to_fit(2 * NODE_RADIUS * points_per_unit, digits)
     if font:
-        dark = nodes.norm(interfaces) > 0.6
+        dark = nodes.norm(load) > 0.6
         for v, (x, y) in enumerate(xy):
             ax.text(x, y, str(v), fontsize=font, ha="center", va="center", zorder=3,
                     color="white" if dark[v] else "black")
@@ -96,16 +97,20 @@ def draw_link_map(result: Result, path: str) -> None:
     ax.set_aspect("equal")
     ax.axis("off")
     fig.colorbar(drawn, cax=fig.add_subplot(grid[0, 1]), label="link utilisation")
-    fig.colorbar(nodes, cax=fig.add_subplot(grid[1, 1]), label="BMU bus-interface utilisation")
-    load = result.config["traffic.uniform.load"]
-    traffic = f"uniform {result.config['traffic.uniform.load_basis']} load {load:g}" if load else "explicit traffic"
-    fig.suptitle(f"{topo.name}, {traffic}: link utilisation mean {usage.mean():.3f}, max {usage.max():.3f}\n"
-                 f"bus interfaces busy {interfaces.mean():.3f}, max {interfaces.max():.3f}; "
-                 f"BMU storage {storage.mean():.2g} of capacity\n"
-                 f"{float(result.cycles):,.0f} cycles simulated, microcode {result.config['microcode']}", fontsize=10)
-    caption = ("Link utilisation: bytes sent / (bytes per cycle x cycles). Node: the share of time its BMU's bus "
-               "interfaces held a packet. Storage: mean transit bytes held / BMU capacity. Each direction of a "
-               "link is drawn on the right of its way of travel.")
+    fig.colorbar(nodes, cax=fig.add_subplot(grid[1, 1]), label=load_name)
+    node_line = f"{load_name} mean {load.mean():.3f}, max {load.max():.3f}"
+    if result.kernel == "cut_through":
+        node_line += f"; BMU storage {result.network.bmu_utilisation().mean():.2g} of capacity"
+        caption = ("Link utilisation: bytes sent / (bytes per cycle x cycles). Node: the share of time its BMU's "
+                   "bus interfaces held a packet. Storage: mean transit bytes held / BMU capacity.")
+    else:
+        caption = ("Link utilisation: flits sent x cycles per flit / cycles. Node: flits held in its link input "
+                   "buffers, averaged over the run, / its buffer slots (ports x VCs x buffer depth).")
+    caption += " Each direction of a link is drawn on the right of its way of travel."
+    fig.suptitle(f"{topo.name}, {_traffic_text(result.config)}: link utilisation mean {usage.mean():.3f}, "
+                 f"max {usage.max():.3f}\n{node_line}\n"
+                 f"{float(result.cycles):,.0f} cycles simulated, microcode {result.config['microcode']} "
+                 f"({result.switching.replace('_', '-')})", fontsize=10)
     if labels:
         caption += " Stubs: links that wrap around" + (", labelled with the node at their other end."
                                                         if stub_font else ".")
@@ -113,6 +118,16 @@ def draw_link_map(result: Result, path: str) -> None:
     fig.supxlabel(balanced_lines(caption, int(16 * size[0])), fontsize=8)
     fig.savefig(path, dpi=150)
     plt.close(fig)
+
+
+def _traffic_text(config) -> str:
+    """The config's own traffic, for the title."""
+    parts = []
+    if config["traffic.uniform.load"]:
+        parts.append(f"uniform {config['traffic.uniform.load_basis']} load {config['traffic.uniform.load']:g}")
+    if config["traffic.synthetic.rate"]:
+        parts.append(f"{config['traffic.synthetic.pattern']} {config['traffic.synthetic.rate']:g} flits/node/cycle")
+    return ", ".join(parts) or "explicit traffic"
 
 
 def _font_to_fit(points: float, digits: int) -> float:

@@ -32,7 +32,7 @@ def trace_events(result):
     """The trace events of a run kept with run(hops=True), in the order of the hop log."""
     topology = result.topology
     ports = topology.n_ports
-    us_per_tick = result.config["timing.clock_period_us"] / result.bytes_per_cycle
+    us_per_tick = result.config["timing.clock_period_us"] / result.ticks_per_cycle
     hops = result.hops
     kind, uid, node, port = (hops[S.HL_KIND], hops[S.HL_UID], hops[S.HL_NODE], hops[S.HL_PORT])
     start, end = hops[S.HL_START] * us_per_tick, hops[S.HL_END] * us_per_tick

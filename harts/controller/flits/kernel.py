@@ -1,16 +1,37 @@
 """The flit-level kernel: one loop over the cycles in which something can happen, in MODEL.md's order.
 
-Each cycle: packets created in it join their injection queues; contexts with an instruction due run it
-(the heap orders them by cycle, node and input); then the switch allocator grants at most one flit per
-physical input and per output. Cost follows the work: the allocator visits only bound inputs, contexts
-only run when due, and idle stretches with nothing bound are skipped.
+Each cycle: sends born in it join their NP queues, the traffic created in it reaches its NPs, the NPs take
+the events due (running the NP program's procedure), contexts with an instruction due run it (the heap
+orders them by cycle, node and input), then the switch allocator grants at most one flit per physical input
+and per output. Cost follows the work: the allocator visits only bound inputs, contexts and NPs only run
+when due, and idle stretches with nothing bound are skipped. The loop returns to its caller to show
+progress (PR_PAUSE_AT), when a pool or log needs room (PAUSE_ROOM, before any work that could overflow it),
+when the traffic table is used up and more follows (PAUSE_TRAFFIC), when everything is done, or on an
+error; calling it again resumes exactly where it stopped.
 """
 
-
 from ...jit import kernel_call, kernel_entry, kernel_part
+from ...np.program import EVENT_ARRIVED, EVENT_SENT
 from .. import isa
-from ..conditions import compare
-from ..records import ROUTE_SEGMENTS
+from ..records import (
+    ACT_DELIVERED,
+    ACT_DROPPED,
+    ACT_FORWARDED,
+    ACT_INJECTED,
+    ACT_NACKED,
+    ACT_TEED,
+    CONTENTION_BLOCKED,
+    CONTENTION_RETRIED,
+    FAULT_ALTER,
+    TR_CREATE,
+    VALUE_ALTERED,
+)
+from .contexts import enqueue, offer, schedule, try_start
+from .heaps import pop, pop_birth
+from .logs import contend, log_copy, log_hop
+from .pool import release
+from .processor import np_copy, np_inject, np_notice, np_run
+from .routing import bind, condition, forward, release_output
 from .state import (
     CX_DUE,
     CX_FREE_FROM,
@@ -22,454 +43,227 @@ from .state import (
     CX_TAIL_AT,
     CX_WAIT_TAIL,
     ERR_BAD_CONTEXT,
-    ERR_COPY_LOG,
     ERR_CYCLE_LIMIT,
     ERR_DEADLOCK,
-    ERR_NO_LINK,
-    ERR_NO_ROUTE,
     ERR_OVERFLOW,
     ERR_STALLED,
     ERR_TWICE,
     IN_ACTIVE,
+    IN_ARRIVED,
+    IN_BLOCKED_CREDIT,
+    IN_BLOCKED_OUTPUT,
     IN_BOUND_FROM,
     IN_COUNT,
     IN_FIRST,
+    IN_FIRST_OUT,
+    IN_OCCUPANCY,
+    IN_OCCUPANCY_AT,
     IN_OUT,
     IN_OVC,
     IN_PEAK,
+    IN_REFUSED_AT,
     IN_TEE,
+    IN_UPSTREAM,
     IN_WAIT_FOR,
     KEY_SPAN,
+    ND_FAULT,
+    ND_QUEUE_HEAD,
+    ND_QUEUE_TAIL,
+    ND_WAKE,
     NEVER,
+    PAUSE_NONE,
+    PAUSE_ROOM,
+    PAUSE_SLICE,
+    PAUSE_TRAFFIC,
+    PHASE_ARRIVALS,
+    PHASE_ROOM,
     PK_ACKED,
     PK_ATTEMPTS,
+    PK_CORRUPT,
     PK_COPIES,
-    PK_CREATE,
-    PK_DELAY,
     PK_DELIVERED,
+    PK_DIR,
+    PK_DROPPED,
     PK_EJECTED,
     PK_FLITS,
     PK_HOPS,
+    PK_HOPS_INHERITED,
+    PK_LANDED_FLITS,
+    PK_LINK_FLITS,
+    PK_LOST_AT,
     PK_NEXT,
     PK_READY,
-    PK_ROUTE,
     PK_SENT,
     PK_SOURCE,
-    PK_STEP,
-    PK_TRIGGER,
+    PK_UID,
+    PK_VALUE,
     PK_WRAPPED,
     PR_ACK_HOP,
-    PR_AXES,
     PR_CIRCUIT,
-    PR_CLASS_SPLIT,
+    PR_CORRUPTION_PER_MILLION,
+    PR_COUNTERS,
     PR_CREDIT_DELAY,
     PR_DEADLOCK_CYCLES,
     PR_DEPTH,
     PR_EJECT_DELAY,
-    PR_ENTRY_INJECT,
-    PR_ENTRY_RECEIVE,
-    PR_ESCAPES,
     PR_FLIT_CYCLES,
-    PR_HALF,
+    PR_HEADER_WORDS,
+    PR_HOP_LOG,
     PR_LAST_CYCLE,
     PR_LINK_LATENCY,
     PR_NP_CHANNELS,
-    PR_NP_SEND,
     PR_PAUSE_AT,
     PR_PORTS,
     PR_RETRY_CYCLES,
-    PR_SEGMENT_WORD,
-    PR_SEGMENTS,
-    PR_SETUP_RETRIES,
+    PR_ROOM,
+    PR_TRAFFIC_MORE,
     PR_VCS,
     PT_BUSY_UNTIL,
     PT_FLITS,
+    PT_GRANTED_AT,
     PT_IN_PTR,
+    PT_LAST_PACKET,
     PT_OUT_PTR,
-    PT_QUEUE_HEAD,
-    PT_QUEUE_TAIL,
+    PT_WON_AT,
     ST_ACTIVE,
     ST_BIRTHS,
-    ST_COPIES,
+    ST_CORRUPTED,
     ST_CYCLES,
-    ST_DELIVERED,
+    ST_DELIVERIES,
+    ST_DROPS,
     ST_EJECTED,
     ST_ERROR,
     ST_ERROR_INPUT,
     ST_ERROR_PC,
+    ST_EVENT_FREE_COUNT,
+    ST_FREE_COUNT,
     ST_GRANTS,
     ST_HEAP,
+    ST_HOP_ROWS,
+    ST_IN_FLIGHT,
     ST_INSTRUCTIONS,
     ST_LAST_PROGRESS,
+    ST_LOGGED,
+    ST_LOST_FLITS,
     ST_NACKS,
     ST_NEXT_TRAFFIC,
+    ST_NP_HEAP,
+    ST_PAUSED,
     ST_PEAK,
+    ST_PHASE,
+    ST_RANDOM,
     ST_TIME,
-    TRIGGER_COPY,
-    TRIGGER_DELIVERED,
-    TRIGGER_SENT,
 )
 
-# ---- min-heaps of int64 keys: the contexts' (due * KEY_SPAN + input, so equal cycles run in node-then-input
-# order) and the triggered packets' births (creation * KEY_SPAN + packet) ------------------------------------
-
-@kernel_part
-def _push(heap, stats, count, key):
-    n = stats[count]
-    heap[n] = key
-    while n > 0:
-        parent = (n - 1) >> 1
-        if heap[parent] <= key:
-            break
-        heap[n] = heap[parent]
-        n = parent
-    heap[n] = key
-    stats[count] += 1
+# ---- buffers ----------------------------------------------------------------------------------------------------
 
 
 @kernel_part
-def _pop(heap, stats, count):
-    top = heap[0]
-    n = stats[count] - 1
-    stats[count] = n
-    last = heap[n]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= n:
-            break
-        if child + 1 < n and heap[child + 1] < heap[child]:
-            child += 1
-        if heap[child] >= last:
-            break
-        heap[i] = heap[child]
-        i = child
-    heap[i] = last
-    return top
-
-
-@kernel_part
-def _schedule(run, inputs, i, due):
-    inputs[i, CX_STATE] = CX_RUN
-    inputs[i, CX_DUE] = due
-    _push(run.heap, run.stats, ST_HEAP, due * KEY_SPAN + i)
-
-
-# ---- starting contexts ---------------------------------------------------------------------------------------
-
-@kernel_part
-def _try_start(machine, buffers, switch, packets, run, i):
-    """An idle context starts on the next packet: a link input's, when the head is at the front of its buffer;
-    an injection channel's, the packet at the head of its node's NP queue, which it takes out of the queue."""
-    params = machine.params
-    inputs = switch.inputs
-    if inputs[i, CX_STATE] != CX_IDLE:
-        return
-    if machine.injection[i] != 0:
-        qrow = machine.input_node[i] * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + params[PR_PORTS]
-        pkt = switch.ports[qrow, PT_QUEUE_HEAD]
-        if pkt < 0:
-            return
-        following = packets.table[pkt, PK_NEXT]
-        switch.ports[qrow, PT_QUEUE_HEAD] = following
-        if following < 0:
-            switch.ports[qrow, PT_QUEUE_TAIL] = -1
-        packets.path[pkt, 0] = i
-        start = max(packets.table[pkt, PK_READY], inputs[i, CX_FREE_FROM])
-        inputs[i, CX_PC] = params[PR_ENTRY_INJECT]
-    else:
-        if inputs[i, IN_COUNT] == 0:
-            return
-        slot = inputs[i, IN_FIRST]
-        if buffers.flit[i, slot] != 0:
-            return
-        pkt = buffers.packet[i, slot]
-        start = max(buffers.usable[i, slot], inputs[i, CX_FREE_FROM])
-        inputs[i, CX_PC] = params[PR_ENTRY_RECEIVE]
-    inputs[i, CX_PKT] = pkt
-    inputs[i, CX_TAIL_AT] = -1
-    _schedule(run, inputs, i, start)
-
-
-@kernel_part
-def _offer(machine, buffers, switch, packets, run, node):
-    """Every idle injection channel of the node, in channel order, takes the next packet of its NP queue."""
-    params = machine.params
-    first = node * (params[PR_PORTS] * params[PR_VCS] + params[PR_NP_CHANNELS]) + params[PR_PORTS] * params[PR_VCS]
-    for c in range(params[PR_NP_CHANNELS]):
-        _try_start(machine, buffers, switch, packets, run, first + c)
-
-
-@kernel_part
-def _enqueue(machine, buffers, switch, packets, run, pkt, t):
-    """Packet pkt is created at t: it joins the back of its node's NP queue, ready n_s later."""
-    params = machine.params
-    table = packets.table
-    node = table[pkt, PK_SOURCE]
-    qrow = node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + params[PR_PORTS]
-    table[pkt, PK_CREATE] = t
-    table[pkt, PK_READY] = t + params[PR_NP_SEND]
-    table[pkt, PK_NEXT] = -1
-    tail = switch.ports[qrow, PT_QUEUE_TAIL]
-    if tail < 0:
-        switch.ports[qrow, PT_QUEUE_HEAD] = pkt
-    else:
-        table[tail, PK_NEXT] = pkt
-    switch.ports[qrow, PT_QUEUE_TAIL] = pkt
-    run.stats[ST_LAST_PROGRESS] = t
-    _offer(machine, buffers, switch, packets, run, node)
-
-
-@kernel_part
-def _trigger(packets, run, pkt, kind, node, t):
-    """The event `kind` of packet pkt happened at node at cycle t: the packets waiting for it are born."""
-    table = packets.table
-    for k in range(packets.child_start[pkt], packets.child_start[pkt + 1]):
-        child = packets.children[k]
-        if table[child, PK_TRIGGER] == kind and table[child, PK_SOURCE] == node and table[child, PK_CREATE] == NEVER:
-            born = t + table[child, PK_DELAY]
-            table[child, PK_CREATE] = born
-            table[child, PK_STEP] = table[pkt, PK_STEP] + 1
-            _push(run.births, run.stats, ST_BIRTHS, born * KEY_SPAN + child)
-
-
-# ---- binding and routing --------------------------------------------------------------------------------------
-
-@kernel_part
-def _bind(switch, run, i, output, vc, c):
-    inputs = switch.inputs
-    inputs[i, IN_WAIT_FOR] = -1
-    inputs[i, IN_OUT] = output
-    inputs[i, IN_OVC] = vc
-    inputs[i, IN_BOUND_FROM] = c
-    if inputs[i, IN_ACTIVE] == 0:
-        inputs[i, IN_ACTIVE] = 1
-        run.active[run.stats[ST_ACTIVE]] = i
-        run.stats[ST_ACTIVE] += 1
-
-
-@kernel_part
-def _claim(machine, switch, packets, i, node, port, policy):
-    """Take a free VC of this port by the policy; the VC taken, or -1 (the input then waits for the owner of the
-    first candidate)."""
-    params = machine.params
-    vcs = params[PR_VCS]
-    pkt = switch.inputs[i, CX_PKT]
-    axis = machine.port_axis[port]
-    crossing = machine.wraps[node, port] != 0 or (packets.table[pkt, PK_WRAPPED] >> axis) & 1 != 0
-    low = 0
-    high = vcs
-    if policy == isa.VC_DATELINE:
-        split = params[PR_CLASS_SPLIT]
-        if split < vcs:
-            if crossing:
-                low = split
-            else:
-                high = split
-    elif policy == isa.VC_ESCAPE:
-        low = 1 if params[PR_ESCAPES] == 2 and crossing else 0
-        high = low + 1
-    elif policy == isa.VC_ADAPTIVE:
-        low = params[PR_ESCAPES]
-    elif policy == isa.VC_LOWER:
-        high = params[PR_HALF]
-    elif policy == isa.VC_UPPER:
-        low = params[PR_HALF]
-    base = (node * params[PR_PORTS] + port) * vcs
-    owner = switch.owner
-    if policy == isa.VC_CIRCUIT:
-        for vc in range(vcs):
-            if owner[base + vc] >= 0:
-                switch.inputs[i, IN_WAIT_FOR] = owner[base + vc]
-                return -1
-        for vc in range(vcs):
-            owner[base + vc] = i
-        return 0
-    for vc in range(low, high):
-        if owner[base + vc] < 0:
-            owner[base + vc] = i
-            return vc
-    if low < high:
-        switch.inputs[i, IN_WAIT_FOR] = owner[base + low]
-    return -1
-
-
-@kernel_part
-def _segment_code(params, header, pkt):
-    """The code of the packet's current segment, -1 when no segment is left."""
-    word = params[PR_SEGMENT_WORD]
-    k = header[pkt, word]
-    if k >= params[PR_SEGMENTS] or header[pkt, word + 2 + 3 * k] == 0:
-        return -1
-    return header[pkt, word + 3 + 3 * k]
-
-
-@kernel_part
-def _take_port(machine, switch, packets, run, i, node, port, policy, c):
-    """Claim a VC of the port by the policy and bind input i to it: the VC, or -1 if none is free (-2: no link)."""
-    if machine.neighbours[node, port] < 0:
-        run.stats[ST_ERROR] = ERR_NO_LINK
-        return -2
-    vc = _claim(machine, switch, packets, i, node, port, policy)
-    if vc >= 0:
-        _bind(switch, run, i, port, vc, c)
-        if machine.wraps[node, port] != 0:
-            packets.table[switch.inputs[i, CX_PKT], PK_WRAPPED] |= 1 << machine.port_axis[port]
-    return vc
-
-
-@kernel_part
-def _forward(machine, switch, packets, run, i, pc, c):
-    """Execute a forward (or a tee's forward) at cycle c: 1 if a VC was taken, 0 if not, -1 on a run-time error."""
-    params = machine.params
-    code = machine.code
-    node = machine.input_node[i]
-    pkt = switch.inputs[i, CX_PKT]
-    header = packets.header
-    via = code[isa.CODE_ARG, pc]
-    policy = code[isa.CODE_VC, pc]
-    if via == isa.VIA_SEGMENT:
-        if _segment_code(params, header, pkt) < 0:
-            run.stats[ST_ERROR] = ERR_NO_ROUTE
-            return -1
-        word = params[PR_SEGMENT_WORD]
-        k = header[pkt, word]
-        vc = _take_port(machine, switch, packets, run, i, node, header[pkt, word + 1 + 3 * k], policy, c)
-        if vc == -2:
-            return -1
-        if vc < 0:
-            return 0
-        header[pkt, word + 2 + 3 * k] -= 1
-        if header[pkt, word + 2 + 3 * k] == 0:
-            header[pkt, word] = k + 1
-        return 1
-    offsets = header[pkt]
-    tried = 0  # bit a: axis a's port was tried
-    while True:
-        # dimension order: the lowest axis with hops left; adaptive: the axis with the most hops left first
-        # (ties: the lower), then the others in that order
-        axis = -1
-        rank = 0
-        for a in range(params[PR_AXES]):
-            left = abs(offsets[a])
-            if left == 0 or (tried >> a) & 1 != 0:
-                continue
-            if via == isa.VIA_DIMENSION_ORDER:
-                axis = a
-                break
-            if left > rank:
-                axis = a
-                rank = left
-        if axis < 0:
-            break
-        port = machine.axis_positive[axis] if offsets[axis] > 0 else machine.axis_negative[axis]
-        vc = _take_port(machine, switch, packets, run, i, node, port, policy, c)
-        if vc == -2:
-            return -1
-        if vc >= 0:
-            offsets[axis] += -1 if offsets[axis] > 0 else 1
-            return 1
-        if via == isa.VIA_DIMENSION_ORDER:
-            return 0
-        tried |= 1 << axis
-    if tried == 0:
-        run.stats[ST_ERROR] = ERR_NO_ROUTE
-        return -1
-    return 0
-
-
-@kernel_part
-def _condition(machine, packets, pkt, local, pc):
-    code = machine.code
-    params = machine.params
-    kind = code[isa.CODE_ARG, pc]
-    segments = packets.table[pkt, PK_ROUTE] == ROUTE_SEGMENTS
-    if kind == isa.COND_ARRIVED:
-        if segments:
-            return _segment_code(params, packets.header, pkt) < 0
-        for a in range(params[PR_AXES]):
-            if packets.header[pkt, a] != 0:
-                return False
-        return True
-    if kind == isa.COND_LOCAL:
-        return local
-    if kind == isa.COND_SETUP_RETRIES:
-        return params[PR_SETUP_RETRIES] != 0
-    # a flit-level packet has no header fields of its own: only the pseudo-fields have values
-    field = code[isa.CODE_FIELD, pc]
-    value = -1
-    if field == isa.FIELD_ROUTE:
-        value = packets.table[pkt, PK_ROUTE]
-    elif field == isa.FIELD_SEGMENT_CODE:
-        value = _segment_code(params, packets.header, pkt) if segments else -1
-    return compare(value, code[isa.CODE_COMPARE, pc], code[isa.CODE_VALUE, pc])
-
-
-@kernel_part
-def _release(machine, switch, i):
-    """The input lets go of its output: the VC (a circuit: every VC of the port) is free again."""
-    params = machine.params
-    inputs = switch.inputs
-    output = inputs[i, IN_OUT]
-    ports = params[PR_PORTS]
-    vcs = params[PR_VCS]
-    if output < ports:
-        base = (machine.input_node[i] * ports + output) * vcs
-        if params[PR_CIRCUIT] != 0:
-            for vc in range(vcs):
-                switch.owner[base + vc] = -1
-        else:
-            switch.owner[base + inputs[i, IN_OVC]] = -1
-    inputs[i, IN_OUT] = -1
-    inputs[i, IN_TEE] = -1
+def _occupancy(machine, inputs, i, t):
+    """Bring input i's occupancy integral up to cycle t (before its flit count changes), if counters are kept."""
+    if machine.params[PR_COUNTERS] != 0:
+        inputs[i, IN_OCCUPANCY] += inputs[i, IN_COUNT] * (t - inputs[i, IN_OCCUPANCY_AT])
+        inputs[i, IN_OCCUPANCY_AT] = t
 
 
 @kernel_part
 def _remove_oldest(machine, buffers, inputs, i, c):
+    _occupancy(machine, inputs, i, c)
     slot = inputs[i, IN_FIRST]
     buffers.freed[i, slot] = c
     inputs[i, IN_FIRST] = (slot + 1) % machine.params[PR_DEPTH]
     inputs[i, IN_COUNT] -= 1
 
 
+@kernel_part
+def _in_port(machine, i):
+    """The receiver input i belongs to, -1 for an injection channel."""
+    if machine.injection[i] != 0:
+        return -1
+    node = machine.input_node[i]
+    return machine.input_row[i] - node * (machine.params[PR_PORTS] + machine.params[PR_NP_CHANNELS])
+
+
+@kernel_part
+def _input_vc(machine, i):
+    """Input i's VC, or for an injection channel its channel number."""
+    if machine.injection[i] == 0:
+        return machine.input_vc[i]
+    node = machine.input_node[i]
+    params = machine.params
+    return machine.input_row[i] - node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) - params[PR_PORTS]
+
+
+@kernel_part
+def _visit(machine, switch, packets, logs, i, out_port, out_vc, last_in, last_out, action):
+    """The hop record of the packet input i handles, as it leaves (or gives up at) this node."""
+    if machine.params[PR_HOP_LOG] == 0:
+        return
+    inputs = switch.inputs
+    pkt = inputs[i, CX_PKT]
+    first_out = inputs[i, IN_FIRST_OUT] if inputs[i, IN_FIRST_OUT] >= 0 else last_out
+    log_hop(logs, machine.params, packets.table[pkt, PK_UID], machine.input_node[i], _in_port(machine, i), out_port,
+            _input_vc(machine, i), out_vc, inputs[i, IN_ARRIVED], last_in, first_out, last_out, action,
+            inputs[i, IN_BLOCKED_OUTPUT], inputs[i, IN_BLOCKED_CREDIT], 0)
+
+
+@kernel_part
+def _abandon(machine, switch, packets, logs, j, c):
+    """Input j lets go of the probe it forwarded (a nack, or the probe lost to a fault further on): its outputs
+    are free, its context idle from c."""
+    inputs = switch.inputs
+    pkt = inputs[j, CX_PKT]
+    release_output(machine, switch, j)
+    inputs[j, CX_STATE] = CX_IDLE
+    inputs[j, CX_FREE_FROM] = c
+    inputs[j, CX_PKT] = -1
+    release(packets, logs, pkt, c)
+
+
 @kernel_call
-def _nack(machine, buffers, switch, packets, run, i, c):
-    """A probe gives up: its slot is freed, every link of its partial circuit is released, and the packet goes
-    back to the head of its source's NP queue, ready once the nack is home and the back-off has passed."""
+def _nack(machine, buffers, switch, packets, logs, run, i, c):
+    """A probe gives up at input i: its slot is freed, every link of its partial circuit is released, and the
+    packet goes back to the head of its source's NP queue, ready once the nack is home and the back-off has
+    passed."""
     params = machine.params
     inputs = switch.inputs
     pkt = inputs[i, CX_PKT]
     table = packets.table
+    tail_in = buffers.usable[i, inputs[i, IN_FIRST]]
     _remove_oldest(machine, buffers, inputs, i, c)
-    hops = table[pkt, PK_HOPS]
-    for k in range(hops):
-        j = packets.path[pkt, k]
-        _release(machine, switch, j)
-        inputs[j, CX_STATE] = CX_IDLE
-        inputs[j, CX_FREE_FROM] = c
-        inputs[j, CX_PKT] = -1
+    _visit(machine, switch, packets, logs, i, -2, 0, tail_in, c, ACT_NACKED)
+    made = table[pkt, PK_HOPS] - table[pkt, PK_HOPS_INHERITED]
+    source = table[pkt, PK_SOURCE]
+    j = inputs[i, IN_UPSTREAM]
+    while j >= 0:
+        _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], inputs[j, IN_ARRIVED],
+               inputs[j, IN_FIRST_OUT] + params[PR_FLIT_CYCLES], ACT_NACKED)
+        _abandon(machine, switch, packets, logs, j, c)
+        j = inputs[j, IN_UPSTREAM] if machine.injection[j] == 0 else -1
     table[pkt, PK_SENT] = 0
-    table[pkt, PK_HOPS] = 0
+    table[pkt, PK_HOPS] = table[pkt, PK_HOPS_INHERITED]
     table[pkt, PK_WRAPPED] = 0
-    table[pkt, PK_READY] = c + hops * params[PR_ACK_HOP] + params[PR_RETRY_CYCLES]
-    table[pkt, PK_ATTEMPTS] += 1
     table[pkt, PK_ACKED] = NEVER
-    for w in range(packets.header.shape[1]):
+    table[pkt, PK_ATTEMPTS] += 1
+    for w in range(params[PR_HEADER_WORDS]):
         packets.header[pkt, w] = packets.origin_header[pkt, w]
     run.stats[ST_NACKS] += 1
-    node = table[pkt, PK_SOURCE]
-    qrow = node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + params[PR_PORTS]
-    table[pkt, PK_NEXT] = switch.ports[qrow, PT_QUEUE_HEAD]
+    nodes = switch.nodes
+    table[pkt, PK_READY] = c + made * params[PR_ACK_HOP] + params[PR_RETRY_CYCLES]
+    table[pkt, PK_NEXT] = nodes[source, ND_QUEUE_HEAD]
     if table[pkt, PK_NEXT] < 0:
-        switch.ports[qrow, PT_QUEUE_TAIL] = pkt
-    switch.ports[qrow, PT_QUEUE_HEAD] = pkt
-    _offer(machine, buffers, switch, packets, run, node)
-    for k in range(1, hops):
-        _try_start(machine, buffers, switch, packets, run, packets.path[pkt, k])
+        nodes[source, ND_QUEUE_TAIL] = pkt
+    nodes[source, ND_QUEUE_HEAD] = pkt
+    # the abandoned inputs take their next packets (the source's channels the nacked one, now first again)
+    offer(machine, buffers, switch, packets, run, source)
+    j = inputs[i, IN_UPSTREAM]
+    while j >= 0 and machine.injection[j] == 0:
+        try_start(machine, buffers, switch, packets, run, j)
+        j = inputs[j, IN_UPSTREAM]
 
 
 @kernel_part
-def _execute(machine, buffers, switch, packets, run, i, t):
+def _execute(machine, buffers, switch, packets, logs, run, i, t):
     """Run the context of input i from its instruction due at t: private instructions run ahead, and the
     context stops at the next shared one that lies in the future (or stalls, or finishes)."""
     params = machine.params
@@ -487,11 +281,11 @@ def _execute(machine, buffers, switch, packets, run, i, t):
         # stalled wait_tail is woken by the tail's grant: neither needs to wait for its cycle; the others do
         if c > t and code[isa.CODE_SHARED, pc] != 0 and op != isa.OP_DONE:
             inputs[i, CX_PC] = pc
-            _schedule(run, inputs, i, c)
+            schedule(run, inputs, i, c)
             return
         stats[ST_INSTRUCTIONS] += 1
         if op == isa.OP_BRANCH:
-            taken = _condition(machine, packets, pkt, local, pc) != (code[isa.CODE_NEGATE, pc] != 0)
+            taken = condition(machine, packets, pkt, local, pc) != (code[isa.CODE_NEGATE, pc] != 0)
             pc = code[isa.CODE_TARGET, pc] if taken else pc + 1
             c += cycles
         elif op == isa.OP_JUMP:
@@ -506,12 +300,14 @@ def _execute(machine, buffers, switch, packets, run, i, t):
             pc += 1
             c += cycles
         elif op == isa.OP_FORWARD or op == isa.OP_TEE:
-            if op == isa.OP_TEE and local:
-                stats[ST_ERROR] = ERR_BAD_CONTEXT
-                stats[ST_ERROR_INPUT] = i
-                stats[ST_ERROR_PC] = pc
-                return
-            taken = _forward(machine, switch, packets, run, i, pc, c)
+            if op == isa.OP_TEE:
+                if local:
+                    stats[ST_ERROR] = ERR_BAD_CONTEXT
+                    stats[ST_ERROR_INPUT] = i
+                    stats[ST_ERROR_PC] = pc
+                    return
+                _keep_header(switch, packets, params, i, pkt)
+            taken = forward(machine, switch, packets, run, i, pc, c)
             if taken < 0:
                 stats[ST_ERROR_INPUT] = i
                 stats[ST_ERROR_PC] = pc
@@ -519,14 +315,21 @@ def _execute(machine, buffers, switch, packets, run, i, t):
             if taken == 1:
                 if op == isa.OP_TEE:
                     inputs[i, IN_TEE] = machine.ejection[i]
+                if inputs[i, IN_REFUSED_AT] >= 0:
+                    inputs[i, IN_BLOCKED_OUTPUT] += c - inputs[i, IN_REFUSED_AT]
+                    inputs[i, IN_REFUSED_AT] = -1
                 stats[ST_LAST_PROGRESS] = c
                 pc += 1
                 c += cycles
-            elif code[isa.CODE_TARGET, pc] == isa.RETRY:
-                c += 1
             else:
-                pc = code[isa.CODE_TARGET, pc]
-                c += cycles
+                contend(packets, pkt, CONTENTION_RETRIED, machine.input_node[i], c)
+                if code[isa.CODE_TARGET, pc] == isa.RETRY:
+                    if inputs[i, IN_REFUSED_AT] < 0:
+                        inputs[i, IN_REFUSED_AT] = c
+                    c += 1
+                else:
+                    pc = code[isa.CODE_TARGET, pc]
+                    c += cycles
         elif op == isa.OP_DELIVER or op == isa.OP_ACK or op == isa.OP_NACK:
             if local:
                 stats[ST_ERROR] = ERR_BAD_CONTEXT
@@ -535,12 +338,14 @@ def _execute(machine, buffers, switch, packets, run, i, t):
                 return
             stats[ST_LAST_PROGRESS] = c
             if op == isa.OP_DELIVER:
-                _bind(switch, run, i, machine.ejection[i], 0, c)
+                _keep_header(switch, packets, params, i, pkt)
+                bind(switch, run, i, machine.ejection[i], machine.ejection[i] - params[PR_PORTS], c)
             elif op == isa.OP_ACK:
                 _remove_oldest(machine, buffers, inputs, i, c)
-                packets.table[pkt, PK_ACKED] = c + packets.table[pkt, PK_HOPS] * params[PR_ACK_HOP]
+                made = packets.table[pkt, PK_HOPS] - packets.table[pkt, PK_HOPS_INHERITED]
+                packets.table[pkt, PK_ACKED] = c + made * params[PR_ACK_HOP]
             else:
-                _nack(machine, buffers, switch, packets, run, i, c)
+                _nack(machine, buffers, switch, packets, logs, run, i, c)
                 # the probe is gone: wait_tail has nothing to wait for
                 inputs[i, CX_TAIL_AT] = c
             pc += 1
@@ -550,67 +355,131 @@ def _execute(machine, buffers, switch, packets, run, i, t):
             inputs[i, CX_STATE] = CX_IDLE
             inputs[i, CX_FREE_FROM] = c + cycles
             inputs[i, CX_PKT] = -1
-            _try_start(machine, buffers, switch, packets, run, i)
+            release(packets, logs, pkt, c)
+            try_start(machine, buffers, switch, packets, run, i)
             return
         else:  # wait_header, wait: the head is already here
             pc += 1
             c += cycles
 
 
+@kernel_part
+def _keep_header(switch, packets, params, i, pkt):
+    """The header as it reached input i: what the copy a deliver or tee leaves here carries."""
+    for w in range(params[PR_HEADER_WORDS]):
+        switch.regs[i, w] = packets.header[pkt, w]
+
+
 # ---- the switch allocator -------------------------------------------------------------------------------------
+
+WAITS = 0  # not a candidate: unbound, no flit usable yet, or a circuit's data waiting for its acknowledgment
+CANDIDATE = 1
+HELD_OWN = 2  # its output (or the credit it needs) is held by its own packet's earlier flit: zero-load pacing
+HELD_OUTPUT = 3  # its link or ejection channel carries another packet's flit
+HELD_CREDIT = 4  # the next downstream slot is held by (or not yet credited back from) another packet's flit
+
 
 @kernel_part
 def _candidate(machine, buffers, switch, packets, i, t):
-    """Whether input i's oldest flit can be granted its output (and a tee's ejection) at cycle t."""
+    """Whether input i's oldest flit can be granted its output (and a tee's ejection) at cycle t, and if not, what
+    holds it."""
     params = machine.params
     inputs = switch.inputs
     output = inputs[i, IN_OUT]
     if output < 0 or inputs[i, IN_BOUND_FROM] > t:
-        return False
+        return WAITS
     ports = params[PR_PORTS]
     node = machine.input_node[i]
+    pkt = inputs[i, CX_PKT]
     if machine.injection[i] != 0:
         table = packets.table
-        pkt = inputs[i, CX_PKT]
         if table[pkt, PK_READY] > t:
-            return False
+            return WAITS
         if params[PR_CIRCUIT] != 0 and table[pkt, PK_SENT] >= 1 and table[pkt, PK_ACKED] > t:
-            return False
+            return WAITS
     elif inputs[i, IN_COUNT] == 0 or buffers.usable[i, inputs[i, IN_FIRST]] > t:
-        return False
+        return WAITS
     base = node * (ports + params[PR_NP_CHANNELS])
-    if switch.ports[base + output, PT_BUSY_UNTIL] > t:
-        return False
-    if inputs[i, IN_TEE] >= 0 and switch.ports[base + inputs[i, IN_TEE], PT_BUSY_UNTIL] > t:
-        return False
-    if output < ports:
+    for o in (output, inputs[i, IN_TEE]):
+        if o >= 0 and switch.ports[base + o, PT_BUSY_UNTIL] > t:
+            return HELD_OWN if switch.ports[base + o, PT_LAST_PACKET] == pkt else HELD_OUTPUT
+    if output < ports and machine.lost[node * ports + output] == 0:
         d = machine.downstream[node * ports + output] + inputs[i, IN_OVC]
         count = inputs[d, IN_COUNT]
         depth = params[PR_DEPTH]
-        if count >= depth or buffers.freed[d, (inputs[d, IN_FIRST] + count) % depth] + params[PR_CREDIT_DELAY] > t:
+        slot = (inputs[d, IN_FIRST] + count) % depth
+        if count >= depth or buffers.freed[d, slot] + params[PR_CREDIT_DELAY] > t:
             inputs[i, IN_WAIT_FOR] = d
-            return False
-    return True
+            return HELD_OWN if buffers.packet[d, slot] == pkt else HELD_CREDIT
+    return CANDIDATE
 
 
 @kernel_part
-def _copy(machine, packets, run, pkt, node, t):
-    """Node's NP has a copy of pkt from cycle t: log it, and let the packets waiting for it be born."""
+def _held(machine, packets, inputs, i, status, t):
+    """Input i's packet waits this cycle for another packet (HELD_OUTPUT, HELD_CREDIT, or it lost the switch:
+    CANDIDATE): counted on its hop, and marked."""
+    if status == HELD_CREDIT:
+        inputs[i, IN_BLOCKED_CREDIT] += 1
+    else:
+        inputs[i, IN_BLOCKED_OUTPUT] += 1
+    contend(packets, inputs[i, CX_PKT], CONTENTION_BLOCKED, machine.input_node[i], t)
+
+
+@kernel_part
+def _random(stats):
+    """xorshift64*: a small deterministic generator whose state lives in stats[ST_RANDOM]."""
+    x = stats[ST_RANDOM]
+    x ^= x >> 12
+    x ^= x << 25
+    x ^= x >> 27
+    stats[ST_RANDOM] = x
+    return (x * 2685821657736338717) >> 33 & 0x7FFFFFFF
+
+
+@kernel_part
+def _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
+    """Input i's flit went out through port o into a fault (a dead link, a crashed or dropping node beyond): it
+    is swallowed. A lost probe takes its circuit down and the packet is dropped; a lost worm is dropped when its
+    tail is gone."""
+    params = machine.params
+    inputs = switch.inputs
+    table = packets.table
     stats = run.stats
-    k = stats[ST_COPIES]
-    if k >= run.copies.shape[0]:
-        stats[ST_ERROR] = ERR_COPY_LOG
-        return
-    run.copies[k, 0] = pkt
-    run.copies[k, 1] = node
-    run.copies[k, 2] = t
-    stats[ST_COPIES] = k + 1
-    packets.table[pkt, PK_COPIES] += 1
-    _trigger(packets, run, pkt, TRIGGER_COPY, node, t)
+    node = machine.input_node[i]
+    pkt = inputs[i, CX_PKT]
+    reason = machine.lost[node * params[PR_PORTS] + o]
+    stats[ST_LOST_FLITS] += 1
+    if flit == 0:
+        table[pkt, PK_DROPPED] = reason
+        table[pkt, PK_LOST_AT] = t + params[PR_LINK_LATENCY]
+    far = machine.neighbours[node, o]
+    if params[PR_CIRCUIT] != 0 and flit == 0:
+        # the probe never reaches the far end: no acknowledgment will come, so the circuit is taken down
+        log_hop(logs, params, table[pkt, PK_UID], far, machine.in_port[node, o], -2, inputs[i, IN_OVC], 0,
+                table[pkt, PK_LOST_AT], table[pkt, PK_LOST_AT], table[pkt, PK_LOST_AT], table[pkt, PK_LOST_AT],
+                ACT_DROPPED, 0, 0, reason)
+        j = i
+        while j >= 0:
+            upstream = inputs[j, IN_UPSTREAM] if machine.injection[j] == 0 else -1
+            _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], inputs[j, IN_ARRIVED],
+                   t + params[PR_FLIT_CYCLES], ACT_INJECTED if machine.injection[j] != 0 else ACT_FORWARDED)
+            _abandon(machine, switch, packets, logs, j, t)
+            try_start(machine, buffers, switch, packets, run, j)
+            j = upstream
+        stats[ST_DROPS] += 1
+        release(packets, logs, pkt, t)
+        return True
+    if last:
+        log_hop(logs, params, table[pkt, PK_UID], far, machine.in_port[node, o], -2, inputs[i, IN_OVC], 0,
+                table[pkt, PK_LOST_AT], t + params[PR_LINK_LATENCY], t + params[PR_LINK_LATENCY],
+                t + params[PR_LINK_LATENCY], ACT_DROPPED, 0, 0, reason)
+        stats[ST_DROPS] += 1
+        release(packets, logs, pkt, t)
+    return False
 
 
 @kernel_part
-def _grant(machine, buffers, switch, packets, run, i, t):
+def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
     params = machine.params
     inputs = switch.inputs
     table = packets.table
@@ -626,19 +495,23 @@ def _grant(machine, buffers, switch, packets, run, i, t):
     tee = inputs[i, IN_TEE]
     prow = machine.input_row[i]
     base = node * span
+    pkt = inputs[i, CX_PKT]
     if injection:
-        pkt = inputs[i, CX_PKT]
         flit = table[pkt, PK_SENT]
         table[pkt, PK_SENT] += 1
+        tail_in = inputs[i, IN_ARRIVED]
     else:
         slot = inputs[i, IN_FIRST]
-        pkt = buffers.packet[i, slot]
         flit = buffers.flit[i, slot]
+        tail_in = buffers.usable[i, slot]
         _remove_oldest(machine, buffers, inputs, i, t)
         switch.ports[prow, PT_IN_PTR] = (machine.input_vc[i] + 1) % vcs
     stats[ST_GRANTS] += 1
     stats[ST_LAST_PROGRESS] = t
+    switch.ports[prow, PT_WON_AT] = t
     inputs[i, IN_WAIT_FOR] = -1
+    if inputs[i, IN_FIRST_OUT] < 0:
+        inputs[i, IN_FIRST_OUT] = t
     last = flit == table[pkt, PK_FLITS] - 1
     for o in (output, tee):
         if o < 0:
@@ -647,13 +520,31 @@ def _grant(machine, buffers, switch, packets, run, i, t):
         switch.ports[orow, PT_BUSY_UNTIL] = t + k
         switch.ports[orow, PT_OUT_PTR] = (prow - base + 1) % span
         switch.ports[orow, PT_FLITS] += 1
+        switch.ports[orow, PT_LAST_PACKET] = pkt
+        switch.ports[orow, PT_GRANTED_AT] = t
         if o < ports:
+            table[pkt, PK_LINK_FLITS] += 1
+            table[pkt, PK_LANDED_FLITS] += 1
+            if flit == 0:
+                table[pkt, PK_HOPS] += 1
+                table[pkt, PK_DIR] = o
+                if switch.nodes[node, ND_FAULT] == FAULT_ALTER:
+                    table[pkt, PK_VALUE] = VALUE_ALTERED
+                if params[PR_CORRUPTION_PER_MILLION] > 0 and \
+                        _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
+                    table[pkt, PK_CORRUPT] = 1
+                    stats[ST_CORRUPTED] += 1
+            if machine.lost[node * ports + o] != 0:
+                if _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
+                    return
+                continue
             d = machine.downstream[node * ports + o] + inputs[i, IN_OVC]
             count = inputs[d, IN_COUNT]
             if count >= depth:
                 stats[ST_ERROR] = ERR_OVERFLOW
                 stats[ST_ERROR_INPUT] = d
                 return
+            _occupancy(machine, inputs, d, t)
             slot = (inputs[d, IN_FIRST] + count) % depth
             buffers.packet[d, slot] = pkt
             buffers.flit[d, slot] = flit
@@ -664,40 +555,53 @@ def _grant(machine, buffers, switch, packets, run, i, t):
                 if count + 1 > stats[ST_PEAK]:
                     stats[ST_PEAK] = count + 1
             if flit == 0:
-                hops = table[pkt, PK_HOPS] + 1
-                table[pkt, PK_HOPS] = hops
-                packets.path[pkt, hops] = d
+                inputs[d, IN_UPSTREAM] = i
                 if count == 0:
-                    _try_start(machine, buffers, switch, packets, run, d)
+                    try_start(machine, buffers, switch, packets, run, d)
         else:
             stats[ST_EJECTED] += 1
             table[pkt, PK_EJECTED] += 1
             if last:
+                at = t + params[PR_EJECT_DELAY]
+                port = _in_port(machine, i)
+                serial, row = log_copy(switch, packets, logs, params, i, pkt, node, port, at)
+                table[pkt, PK_COPIES] += 1
                 if o == output:
                     if table[pkt, PK_DELIVERED] >= 0:
                         stats[ST_ERROR] = ERR_TWICE
                         stats[ST_ERROR_INPUT] = i
                         return
-                    table[pkt, PK_DELIVERED] = t + params[PR_EJECT_DELAY]
-                    stats[ST_DELIVERED] += 1
-                    _trigger(packets, run, pkt, TRIGGER_DELIVERED, table[pkt, PK_SOURCE], t + params[PR_EJECT_DELAY])
-                _copy(machine, packets, run, pkt, node, t + params[PR_EJECT_DELAY])
-                if stats[ST_ERROR] != 0:
-                    return
+                    table[pkt, PK_DELIVERED] = at
+                np_copy(machine, switch, packets, logs, run, processor, i, pkt, node, port, at, serial, row)
+                if o == output:
+                    np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_ARRIVED,
+                              table[pkt, PK_SOURCE], at)
     if last:
-        _release(machine, switch, i)
+        action = ACT_FORWARDED
         if injection:
-            _trigger(packets, run, pkt, TRIGGER_SENT, node, t + k)
+            action = ACT_INJECTED
+        elif output >= ports:
+            action = ACT_DELIVERED
+        elif tee >= 0:
+            action = ACT_TEED
+        out_port = output if output < ports else -1
+        _visit(machine, switch, packets, logs, i, out_port, inputs[i, IN_OVC], tail_in, t + k, action)
+        release_output(machine, switch, i)
+        if injection:
+            np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_SENT, node, t + k)
         inputs[i, CX_TAIL_AT] = t
         if inputs[i, CX_STATE] == CX_WAIT_TAIL:
-            _schedule(run, inputs, i, max(inputs[i, CX_DUE], t + 1))
+            schedule(run, inputs, i, max(inputs[i, CX_DUE], t + 1))
+        if output >= ports:
+            release(packets, logs, pkt, t)  # the last flit is consumed where the packet ends
 
 
 @kernel_part
-def _allocate(machine, buffers, switch, packets, run, t):
+def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
     """One cycle of the separable input-first allocator (MODEL.md): each physical input picks one candidate VC
     round-robin, each output picks one of the inputs that asked for it round-robin (a teeing input asks its
-    link output and its ejection output, and needs both), the winners are granted."""
+    link output and its ejection output, and needs both), the winners are granted. A packet whose flit was
+    ready but waited for another packet's (a link, a credit, the switch) is marked blocked."""
     params = machine.params
     inputs = switch.inputs
     ports = params[PR_PORTS]
@@ -715,7 +619,10 @@ def _allocate(machine, buffers, switch, packets, run, t):
             continue
         run.active[kept] = i
         kept += 1
-        if not _candidate(machine, buffers, switch, packets, i, t):
+        status = _candidate(machine, buffers, switch, packets, i, t)
+        if status != CANDIDATE:
+            if status >= HELD_OUTPUT:
+                _held(machine, packets, inputs, i, status, t)
             continue
         prow = machine.input_row[i]
         rank = (machine.input_vc[i] - switch.ports[prow, PT_IN_PTR]) % vcs
@@ -726,6 +633,9 @@ def _allocate(machine, buffers, switch, packets, run, t):
             in_choice[prow] = i
         elif rank < (machine.input_vc[held] - switch.ports[prow, PT_IN_PTR]) % vcs:
             in_choice[prow] = i
+            _held(machine, packets, inputs, held, CANDIDATE, t)
+        else:
+            _held(machine, packets, inputs, i, CANDIDATE, t)
     stats[ST_ACTIVE] = kept
     # outputs pick in two rounds: every input asks its output (a teeing input its link); then a teeing input
     # that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of
@@ -750,8 +660,6 @@ def _allocate(machine, buffers, switch, packets, run, t):
             elif (prow - base - switch.ports[orow, PT_OUT_PTR]) % span < \
                     (machine.input_row[held] - base - switch.ports[orow, PT_OUT_PTR]) % span:
                 out_choice[orow] = i
-    for k in range(n_in):
-        in_choice[run.touched_in[k]] = -1
     # every input is granted at the output it is bound to (a teeing input at its link, and only if its
     # ejection channel chose it too); an ejection channel whose choice is a teeing input sends nothing itself
     for k in range(n_out):
@@ -762,7 +670,15 @@ def _allocate(machine, buffers, switch, packets, run, t):
             continue
         if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_TEE]] != i:
             continue
-        _grant(machine, buffers, switch, packets, run, i, t)
+        _grant(machine, buffers, switch, packets, logs, run, processor, i, t)
+        if stats[ST_ERROR] != 0:
+            return
+    for k in range(n_in):
+        prow = run.touched_in[k]
+        i = in_choice[prow]
+        in_choice[prow] = -1
+        if inputs[i, CX_PKT] >= 0 and switch.ports[prow, PT_WON_AT] != t:
+            _held(machine, packets, inputs, i, CANDIDATE, t)
     for k in range(n_out):
         out_choice[run.touched_out[k]] = -1
 
@@ -770,54 +686,82 @@ def _allocate(machine, buffers, switch, packets, run, t):
 # ---- the loop ------------------------------------------------------------------------------------------------------
 
 @kernel_part
-def _create(machine, buffers, switch, packets, run, t):
-    """The packets created at t join their NP queues in packet order: those created at a fixed cycle (run.order)
-    merged with the triggered ones born at t (the births heap)."""
+def _room_for(machine, logs, run, records, rows):
+    """Whether the pools can take `records` more packet records and NP events, the NP events and logs `rows`
+    more (a cycle's contexts and grants write at most a few rows each, so `rows` covers the bound inputs and
+    the contexts due as well)."""
     stats = run.stats
-    table = packets.table
-    n = run.order.shape[0]
-    while True:
-        fixed = -1
-        if stats[ST_NEXT_TRAFFIC] < n and table[run.order[stats[ST_NEXT_TRAFFIC]], PK_CREATE] <= t:
-            fixed = run.order[stats[ST_NEXT_TRAFFIC]]
-        born = -1
-        if stats[ST_BIRTHS] > 0 and run.births[0] // KEY_SPAN <= t:
-            born = run.births[0] % KEY_SPAN
-        if fixed < 0 and born < 0:
-            return
-        if born < 0 or (fixed >= 0 and fixed < born):
-            stats[ST_NEXT_TRAFFIC] += 1
-            _enqueue(machine, buffers, switch, packets, run, fixed, t)
-        else:
-            _pop(run.births, stats, ST_BIRTHS)
-            _enqueue(machine, buffers, switch, packets, run, born, t)
+    rows += 4 * (stats[ST_ACTIVE] + stats[ST_HEAP])
+    return (stats[ST_FREE_COUNT] >= records and stats[ST_EVENT_FREE_COUNT] >= records + rows
+            and run.birth_cycle.shape[0] - stats[ST_BIRTHS] >= records + 2
+            and logs.deliveries.shape[1] - stats[ST_DELIVERIES] >= rows
+            and logs.packets.shape[1] - stats[ST_LOGGED] >= rows
+            and (machine.params[PR_HOP_LOG] == 0 or logs.hops.shape[1] - stats[ST_HOP_ROWS] >= rows))
+
+
+@kernel_part
+def _pause(stats, reason, t):
+    stats[ST_PAUSED] = reason
+    stats[ST_TIME] = t
 
 
 @kernel_entry
-def run_flits(machine, buffers, switch, packets, run):
-    """Simulate until every packet is delivered, an error, or a pause after PR_PAUSE_AT (call again to go on)."""
+def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, processor, traffic):
+    """Simulate until the traffic and everything it caused is done, an error, or a pause (stats[ST_PAUSED] says
+    why); calling again resumes."""
     params = machine.params
     stats = run.stats
     inputs = switch.inputs
-    n = packets.table.shape[0]
-    fixed = run.order.shape[0]
+    room = params[PR_ROOM]
+    n_traffic = traffic.shape[1]
+    stats[ST_PAUSED] = PAUSE_NONE
     t = stats[ST_TIME]
     while True:
-        _create(machine, buffers, switch, packets, run, t)
-        while stats[ST_HEAP] > 0 and run.heap[0] // KEY_SPAN <= t:
-            i = _pop(run.heap, stats, ST_HEAP) % KEY_SPAN
-            if inputs[i, CX_STATE] != CX_RUN or inputs[i, CX_DUE] != t:
-                continue
-            _execute(machine, buffers, switch, packets, run, i, t)
+        if stats[ST_PHASE] == PHASE_ROOM:
+            if not _room_for(machine, logs, run, 0, room):
+                _pause(stats, PAUSE_ROOM, t)
+                return
+            stats[ST_PHASE] = PHASE_ARRIVALS
+        while stats[ST_BIRTHS] > 0 and run.birth_cycle[0] <= t:
+            q = pop_birth(run, ST_BIRTHS)
+            enqueue(machine, buffers, switch, packets, run, q, packets.table[q, PK_SOURCE], t)
+        i = stats[ST_NEXT_TRAFFIC]
+        while i < n_traffic and traffic[TR_CREATE, i] <= t:
+            if not _room_for(machine, logs, run, room, room):
+                _pause(stats, PAUSE_ROOM, t)
+                return
+            np_inject(offsets, procedure, machine, buffers, switch, packets, logs, run, processor, traffic, i, t)
+            i += 1
+            stats[ST_NEXT_TRAFFIC] = i
             if stats[ST_ERROR] != 0:
                 stats[ST_TIME] = t
                 return
-        _allocate(machine, buffers, switch, packets, run, t)
-        stats[ST_CYCLES] += 1
-        if stats[ST_ERROR] != 0:
-            stats[ST_TIME] = t
+        if i >= n_traffic and params[PR_TRAFFIC_MORE] != 0:
+            _pause(stats, PAUSE_TRAFFIC, t)
             return
-        if stats[ST_DELIVERED] == n:
+        while stats[ST_NP_HEAP] > 0 and run.np_heap[0] // KEY_SPAN <= t:
+            if not _room_for(machine, logs, run, room, room):
+                _pause(stats, PAUSE_ROOM, t)
+                return
+            v = pop(run.np_heap, stats, ST_NP_HEAP) % KEY_SPAN
+            if switch.nodes[v, ND_WAKE] != t:  # stale: the NP ran for an earlier wake-up and was woken again
+                continue
+            np_run(offsets, procedure, machine, buffers, switch, packets, logs, run, processor, v, t)
+            if stats[ST_ERROR] != 0:
+                stats[ST_TIME] = t
+                return
+        while stats[ST_HEAP] > 0 and run.heap[0] // KEY_SPAN <= t:
+            i = pop(run.heap, stats, ST_HEAP) % KEY_SPAN
+            if inputs[i, CX_STATE] != CX_RUN or inputs[i, CX_DUE] != t:
+                continue
+            _execute(machine, buffers, switch, packets, logs, run, i, t)
+            if stats[ST_ERROR] != 0:
+                stats[ST_TIME] = t
+                return
+        _allocate(machine, buffers, switch, packets, logs, run, processor, t)
+        stats[ST_CYCLES] += 1
+        stats[ST_PHASE] = PHASE_ROOM
+        if stats[ST_ERROR] != 0:
             stats[ST_TIME] = t
             return
         if t - stats[ST_LAST_PROGRESS] > params[PR_DEADLOCK_CYCLES]:
@@ -829,13 +773,16 @@ def run_flits(machine, buffers, switch, packets, run):
             following = NEVER
             if stats[ST_HEAP] > 0:
                 following = run.heap[0] // KEY_SPAN
-            if stats[ST_NEXT_TRAFFIC] < fixed:
-                following = min(following, packets.table[run.order[stats[ST_NEXT_TRAFFIC]], PK_CREATE])
+            if stats[ST_NEXT_TRAFFIC] < n_traffic:
+                following = min(following, traffic[TR_CREATE, stats[ST_NEXT_TRAFFIC]])
             if stats[ST_BIRTHS] > 0:
-                following = min(following, run.births[0] // KEY_SPAN)
+                following = min(following, run.birth_cycle[0])
+            if stats[ST_NP_HEAP] > 0:
+                following = min(following, run.np_heap[0] // KEY_SPAN)
             if following == NEVER:
-                stats[ST_ERROR] = ERR_STALLED
                 stats[ST_TIME] = t
+                if stats[ST_IN_FLIGHT] != 0:
+                    stats[ST_ERROR] = ERR_STALLED
                 return
             following = max(following, t + 1)
         if following > params[PR_LAST_CYCLE]:
@@ -844,5 +791,42 @@ def run_flits(machine, buffers, switch, packets, run):
             return
         stats[ST_TIME] = following
         if t >= params[PR_PAUSE_AT]:
+            stats[ST_PAUSED] = PAUSE_SLICE
             return
         t = following
+
+
+
+def compiled_flit_kernel():
+    """run_flits compiled once (or loaded from numba's disk cache) with the topology's offsets function and the NP
+    procedure as first-class function arguments, so every topology and NP program shares it."""
+    if not run_flits.signatures:
+        run_flits.compile(_signature())
+        # Calls must convert the dispatchers they pass to the first-class function types compiled for,
+        # not compile a kernel of their own for each.
+        run_flits.disable_compile()
+    return run_flits
+
+
+def flit_kernel_is_cached() -> bool:
+    from ...kernel_cache import kernel_is_cached
+    return bool(run_flits.signatures) or kernel_is_cached("controller/flits", "kernel.run_flits")
+
+
+def _signature():
+    import numpy as np
+    from numba import typeof, types
+
+    from ...network.topology import OFFSETS_SIGNATURE
+    from ...np.program import PROCEDURE_SIGNATURE
+    from ..records import Logs, Processor, System
+    from .state import Buffers, Machine, Packets, Run, Switch
+
+    one = np.zeros(1, np.int64)
+    two = np.zeros((1, 1), np.int64)
+    bundles = (Machine(two, one, two, two, one, one, one, two, one, one, one, one, one, one, one, one, two),
+               Buffers(two, two, two, two), Switch(two, two, one, two, two), Packets(two, two, two),
+               Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one),
+               Processor(two, two, two, System(one, two, two, one, one)), two)
+    return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
+            *(typeof(b) for b in bundles))

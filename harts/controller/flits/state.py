@@ -1,9 +1,12 @@
 """The flit-level kernel's state: int64 tables, their field layout, and the named bundles the kernel takes.
 
-Times are cycles. With C NP channels (flow.np_channels), inputs are numbered node * NI + i with
-NI = P*V + C: i = port*V + vc for the link inputs, P*V + c for injection channel c. Physical inputs and
-outputs are numbered node * (P+C) + j, j = P + c being injection channel c (inputs) or ejection channel c
-(outputs); a node's NP queue lives in its row j = P. Output VCs are numbered (node * P + port) * V + vc.
+Times are cycles (one tick a cycle). With C NP channels (flow.np_channels), inputs are numbered
+node * NI + i with NI = P*V + C: i = port*V + vc for the link inputs, P*V + c for injection channel c.
+Physical inputs and outputs are numbered node * (P+C) + j, j = P + c being injection channel c (inputs)
+or ejection channel c (outputs). Output VCs are numbered (node * P + port) * V + vc.
+
+What the kernel shares with the cut-through kernel (the traffic it is handed, NP events and sends, the
+delivery, packet and hop logs) is laid out in controller/records.py; the tables here are its own.
 """
 
 from collections import namedtuple
@@ -12,9 +15,10 @@ import numpy as np
 
 NEVER = np.int64(2**62)
 EARLY = np.int64(-(2**40))  # a slot freed "long ago": its credit is back
+KEY_SPAN = np.int64(2**24)  # inputs and nodes per run; heap keys (cycle * KEY_SPAN + id) stay below 2^63
 
 # ---- inputs: one row per input (link VC or injection), its binding and its micro-sequencer context ---------
-IN_OUT = 0  # output it is bound to (0..P-1 a link, P the ejection), -1 unbound
+IN_OUT = 0  # output it is bound to (0..P-1 a link, P + c an ejection channel), -1 unbound
 IN_OVC = 1  # the downstream VC it sends into
 IN_BOUND_FROM = 2  # cycle from which its flits may be granted
 IN_ACTIVE = 3  # 1 while in the active list (bound)
@@ -25,58 +29,93 @@ IN_WAIT_FOR = 7  # input it was last seen waiting for (a full downstream VC, or 
 CX_STATE = 8  # CX_IDLE, CX_RUN (an instruction is due at CX_DUE), CX_WAIT_TAIL
 CX_PC = 9
 CX_DUE = 10
-CX_PKT = 11  # the packet it handles, -1
+CX_PKT = 11  # the packet record it handles, -1
 CX_FREE_FROM = 12  # cycle from which an idle context can start on the next packet
 CX_TAIL_AT = 13  # cycle the current packet's last flit was granted here, -1 before
 IN_TEE = 14  # the ejection output a teed input also sends every flit to (P + c), -1 when not teeing
-IN_ROWS = 15
+IN_UPSTREAM = 15  # the input whose grant brought the current packet's head here, -1 for an injection input
+IN_ARRIVED = 16  # cycle the current packet's head was usable here (injection: ready to leave the NP)
+IN_HOPS_AT = 17  # links the head had crossed when it got here
+IN_VALUE_AT = 18  # its payload value when its head got here (an altering node downstream changes it later)
+IN_CORRUPT_AT = 19  # whether its payload was damaged when its head got here
+IN_FIRST_OUT = 20  # cycle its head flit was granted here, -1 before
+IN_REFUSED_AT = 21  # cycle a forward of it was first refused here (no free VC), -1
+IN_BLOCKED_OUTPUT = 22  # cycles it waited here for a VC, a link held by another packet, or the switch
+IN_BLOCKED_CREDIT = 23  # cycles a flit of it waited here for a slot another packet's flit held downstream
+IN_OCCUPANCY = 24  # flit-cycles held (IN_COUNT summed over cycles, when counters are kept)
+IN_OCCUPANCY_AT = 25  # cycle IN_OCCUPANCY was last brought up to date
+IN_ROWS = 26
 
 CX_IDLE = 0
 CX_RUN = 1
 CX_WAIT_TAIL = 2
 
-# ---- physical ports: one row per node and physical input/output j in 0..P ----------------------------------------
+# ---- physical ports: one row per node and physical input/output j in 0..P+C-1 -----------------------------------
 PT_BUSY_UNTIL = 0  # output j: its link (or the ejection bus) is free from this cycle
 PT_OUT_PTR = 1  # output j: round-robin pointer over physical inputs
 PT_IN_PTR = 2  # input j: round-robin pointer over its VCs
 PT_FLITS = 3  # output j: flits sent through it
-PT_QUEUE_HEAD = 4  # row j = P: the node's NP queue of packets not yet taken by a channel, oldest first, -1 empty
-PT_QUEUE_TAIL = 5
-PT_ROWS = 6
+PT_LAST_PACKET = 4  # output j: the packet record of the last flit granted through it
+PT_GRANTED_AT = 5  # output j: the cycle of that grant
+PT_WON_AT = 6  # input j: the cycle a flit of it was last granted
+PT_ROWS = 7
 
-# ---- packets: one row per packet of the run ---------------------------------------------------------------------
-PK_SOURCE = 0
-PK_DEST = 1
-PK_FLITS = 2  # flits it sends: M data flits, plus the probe in circuit switching
-PK_CREATE = 3
-PK_READY = 4  # cycle it may leave its injection queue (creation + n_s, or after a nack)
-PK_SENT = 5  # flits granted at the source
-PK_EJECTED = 6  # flits granted to the ejection at the destination
-PK_DELIVERED = 7  # cycle the NP has it, -1 before
-PK_NEXT = 8  # next packet in its injection queue
-PK_WRAPPED = 9  # bit a: it has taken the wrap-around link of axis a
-PK_ACKED = 10  # circuit: cycle the acknowledgment reaches the source (NEVER before)
-PK_HOPS = 11  # links its head has crossed
-PK_ATTEMPTS = 12  # circuit: probes sent
-PK_ROUTE = 13  # controller.state.ROUTE_DESTINATION (route offsets) or ROUTE_SEGMENTS (the header's segments)
-PK_TRIGGER = 14  # TRIGGER_*: what its creation waits for
-PK_DELAY = 15  # a triggered packet is created this many cycles after its trigger
-PK_STEP = 16  # 1 for a packet created at a fixed cycle, its parent's step + 1 for a triggered one
-PK_COPIES = 17  # copies of it the NPs got (tees and its delivery)
-PK_ROWS = 18
+# ---- nodes: the network processor ------------------------------------------------------------------------------
+ND_QUEUE_HEAD = 0  # packets its NP made that no injection channel has taken yet, oldest first, -1 empty
+ND_QUEUE_TAIL = 1
+ND_NP_FREE = 2  # cycle from which the NP can take new work
+ND_INBOX_HEAD = 3  # NP events waiting for the NP, by cycle, then packet uid, then kind
+ND_INBOX_TAIL = 4
+ND_WAKE = 5  # cycle it is in the NP heap for, NEVER when not
+ND_FAULT = 6  # records.FAULT_*
+ND_ROWS = 7
 
-TRIGGER_NONE = 0  # created at PK_CREATE
-TRIGGER_COPY = 1  # created PK_DELAY after its source node gets a copy of its parent
-TRIGGER_SENT = 2  # created PK_DELAY after its parent's last flit has left its source (granted + k)
-TRIGGER_DELIVERED = 3  # created PK_DELAY after its parent, sent from its own source, is in the destination's NP
+# ---- packet records: a pool, recycled once the last holder lets go -----------------------------------------------
+PK_UID = 0
+PK_ORIGIN = 1  # uid of the traffic record it descends from
+PK_SOURCE = 2  # node whose NP sent it
+PK_DEST = 3  # destination node (routed by destination; for segments, where the route ends)
+PK_FLITS = 4  # flits it sends: M data flits, plus the probe in circuit switching
+PK_LENGTH = 5  # M, its data flits
+PK_ROUTE = 6  # records.ROUTE_DESTINATION (route offsets) or ROUTE_SEGMENTS (the header's segments)
+PK_NOTIFY = 7  # records.NOTIFY_* bits
+PK_PARENT = 8  # serial of the delivery whose NP event sent it, -1
+PK_CREATE = 9  # cycle the NP made it (its procedure ran; a traffic unicast: its creation)
+PK_READY = 10  # cycle it may leave its NP's queue (in it + n_s, or after a nack)
+PK_NEXT = 11  # next record in its NP queue, or in the free list
+PK_SENT = 12  # flits granted at the source
+PK_EJECTED = 13  # data flits granted to ejection channels (every copy's)
+PK_DELIVERED = 14  # cycle the destination's NP has it, -1 before
+PK_WRAPPED = 15  # bit a: it has taken the wrap-around link of axis a
+PK_ACKED = 16  # circuit: cycle the acknowledgment reaches the source (NEVER before)
+PK_HOPS = 17  # links its head has crossed (with those of the copy it was sent from)
+PK_ATTEMPTS = 18  # circuit: probes sent
+PK_COPIES = 19  # copies of it the NPs got (tees and its delivery)
+PK_HOLDERS = 20  # contexts working on it, plus one while any flit of it is still to be consumed
+PK_VALUE = 21  # the payload's value
+PK_CORRUPT = 22  # 1: the payload was damaged on a link
+PK_DROPPED = 23  # records.DROP_* if a fault swallowed it, else 0
+PK_CONTENTION = 24  # records.CONTENTION_* bits (with those of the copy it was sent from)
+PK_CONTENDED_AT = 25  # cycle it first waited itself, -1
+PK_CONTENDED_NODE = 26
+PK_CONTENDED_KIND = 27
+PK_FORGED = 28
+PK_HOPS_INHERITED = 29
+PK_STORES = 30  # NP restarts: re-sends by NPs along its ancestry
+PK_LINK_FLITS = 31  # flits it put on links (each hop's)
+PK_LANDED_FLITS = 32  # ... taken in at the far end, or swallowed by the fault there
+PK_DIR = 33  # the port of its last hop (its first port while it has not left)
+PK_RELEASED = 34  # the latest cycle a holder let go
+PK_LOST_AT = 35  # cycle its head was swallowed by a fault, -1
+PK_ROWS = 36
 
 # ---- run-wide scalars -----------------------------------------------------------------------------------------
 ST_TIME = 0
 ST_ERROR = 1
 ST_ERROR_INPUT = 2
 ST_ERROR_PC = 3
-ST_NEXT_TRAFFIC = 4  # first packet not yet created
-ST_DELIVERED = 5
+ST_NEXT_TRAFFIC = 4  # first record of the traffic table not yet handed to its NP
+ST_PAUSED = 5  # PAUSE_*
 ST_LAST_PROGRESS = 6
 ST_GRANTS = 7  # flits granted anywhere
 ST_ACTIVE = 8  # inputs in the active list
@@ -86,9 +125,35 @@ ST_CYCLES = 11  # cycles the kernel stepped through
 ST_PEAK = 12  # most flits any input held
 ST_NACKS = 13
 ST_EJECTED = 14  # data flits ejected
-ST_BIRTHS = 15  # triggered packets waiting in the births heap for their creation cycle
-ST_COPIES = 16  # copies logged
-ST_ROWS = 17
+ST_BIRTHS = 15  # sends waiting in the births heap for the cycle they join their NP queue
+ST_NP_HEAP = 16  # nodes waiting in the NP heap
+ST_DELIVERIES = 17  # rows in the delivery log
+ST_DELIVERY_SERIAL = 18
+ST_LOGGED = 19  # rows in the packet log
+ST_HOP_ROWS = 20  # rows in the hop log
+ST_UID_NEXT = 21
+ST_FREE_HEAD = 22  # packet pool free list
+ST_FREE_COUNT = 23
+ST_IN_FLIGHT = 24
+ST_IN_FLIGHT_PEAK = 25
+ST_EVENT_FREE_HEAD = 26
+ST_EVENT_FREE_COUNT = 27
+ST_DROPS = 28  # packets swallowed by faults (and initiations at crashed nodes)
+ST_CORRUPTED = 29
+ST_FORGED = 30
+ST_RANDOM = 31  # state of the kernel's random generator (link corruption)
+ST_LOST_FLITS = 32  # flits swallowed by faults
+ST_ERROR_DETAIL = 33
+ST_PHASE = 34  # PHASE_*: how far the current cycle has got (a pause resumes there)
+ST_ROWS = 35
+
+PHASE_ROOM = 0  # a new cycle: make sure the logs and pools have room for its contexts and grants
+PHASE_ARRIVALS = 1  # births, traffic and NP events of the cycle (each resumes where it paused)
+
+PAUSE_NONE = 0
+PAUSE_SLICE = 1
+PAUSE_ROOM = 2
+PAUSE_TRAFFIC = 3
 
 ERR_NONE = 0
 ERR_NO_ROUTE = 1  # forward with no hop left
@@ -97,9 +162,10 @@ ERR_DEADLOCK = 3
 ERR_CYCLE_LIMIT = 4
 ERR_BAD_CONTEXT = 5  # deliver/ack/nack where it has no meaning (e.g. at the injection input)
 ERR_TWICE = 6  # a packet delivered twice
-ERR_OVERFLOW = 7  # a buffer held more than B flits
-ERR_STALLED = 8  # nothing left to happen, but triggered packets were never created
-ERR_COPY_LOG = 9  # more copies than the log holds
+ERR_OVERFLOW = 7  # a flit was sent into a full buffer
+ERR_STALLED = 8  # packets in flight, yet nothing left to happen
+ERR_TOO_MANY_SENDS = 9  # an NP procedure returned more sends than fit
+ERR_BAD_SEND = 10  # an NP procedure asked for a route or length the flit-level controller cannot send
 
 # ---- parameters --------------------------------------------------------------------------------------------------
 PR_PORTS = 0
@@ -121,27 +187,59 @@ PR_DEADLOCK_CYCLES = 15
 PR_LAST_CYCLE = 16
 PR_ESCAPES = 17  # escape VCs of 'vc: escape' (2 with wrap links, else 1)
 PR_CLASS_SPLIT = 18  # first VC of dateline class 1 (V when the network has no wrap links)
-PR_PAUSE_AT = 19  # return after this cycle (progress)
+PR_PAUSE_AT = 19  # return after this cycle (progress, an observer)
 PR_NP_CHANNELS = 20  # C: injection and ejection channels per node
 PR_HALF = 21  # ceil(V/2): the first VC of 'vc: upper'
 PR_SEGMENT_WORD = 22  # header word of the segment index; segment s is (port, hops, code) at the words after
 PR_SEGMENTS = 23  # segment slots of the microprogram's header
-PR_ROWS = 24
+PR_HEADER_WORDS = 24  # words of a header: route words, then the NP program's fields
+PR_FLIT_BYTES = 25  # F: an NP send's length in bytes is ceil(bytes / F) flits
+PR_NP_RECEIVE = 26  # cycles a delivered copy that runs the procedure occupies the NP
+PR_TRAFFIC_MORE = 27  # 1: more traffic follows the current table
+PR_HOP_LOG = 28  # 1: write the hop log
+PR_COUNTERS = 29  # 1: keep the buffer occupancy integrals
+PR_CORRUPTION_PER_MILLION = 30
+PR_ROOM = 31  # free records and NP events one NP event or traffic record may need
+PR_ROWS = 32
 
 # Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
 # table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it
 # delivers through; downstream[node * P + port]: the first input VC its link feeds (add the VC), -1 without
-# a link.
+# a link; lost[node * P + port]: records.DROP_* if what it sends is swallowed by a fault (a dead link, a
+# crashed or dropping node at the far end), else 0.
 Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
                                  "port_axis", "wraps", "input_node", "input_row", "input_vc", "injection",
-                                 "ejection", "downstream"])
+                                 "ejection", "downstream", "lost", "shape", "offset_table"])
 Buffers = namedtuple("Buffers", ["packet", "flit", "usable", "freed"])  # [input, slot]
-Switch = namedtuple("Switch", ["inputs", "ports", "owner"])  # owner[output VC]: owning input, -1 free
-# path[packet, k]: inputs entered; children[child_start[p]:child_start[p + 1]]: the packets triggered by p
-Packets = namedtuple("Packets", ["table", "header", "origin_header", "path", "child_start", "children"])
-# heap: keys due * KEY_SPAN + input; births: keys creation * KEY_SPAN + packet of the triggered packets;
-# active: the bound inputs; scratch: per physical port, the allocator's choices in one cycle (-1 none), and
-# the list of those touched; copies[k]: (packet, node, cycle) of the k-th copy an NP got
-Run = namedtuple("Run", ["stats", "heap", "births", "active", "in_choice", "out_choice", "touched_in",
-                         "touched_out", "order", "copies"])
-KEY_SPAN = np.int64(2**24)  # inputs (and packets, with triggers) per run; keys stay below 2^63 for cycles < 2^39
+# owner[output VC]: owning input, -1 free; regs[input]: the header a deliver or tee saw there (for its copy)
+Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs"])
+# table[record]; header and origin_header[record, word]: the route words (and the NP program's fields) as they
+# are now, and as the NP sent them (a nacked probe starts again from these)
+Packets = namedtuple("Packets", ["table", "header", "origin_header"])
+# heap: keys due * KEY_SPAN + input; np_heap: wake * KEY_SPAN + node; births: (cycle, uid, record) of sends
+# that join their NP queue later; active: the bound inputs; scratch: per physical port, the allocator's choices
+# in one cycle (-1 none), and the list of those touched
+Run = namedtuple("Run", ["stats", "heap", "np_heap", "birth_cycle", "birth_uid", "birth_record", "active",
+                         "in_choice", "out_choice", "touched_in", "touched_out"])
+
+
+def empty_pool(capacity: int, words: int) -> Packets:
+    """Free records chained through PK_NEXT (the kernel takes them from the head)."""
+    table = np.zeros((capacity, PK_ROWS), np.int64)
+    table[:, PK_NEXT] = np.arange(1, capacity + 1)
+    table[-1, PK_NEXT] = -1
+    header = np.zeros((capacity, max(words, 1)), np.int64)
+    return Packets(table, header, header.copy())
+
+
+def grow_pool(packets: Packets, stats: np.ndarray) -> Packets:
+    """Twice the records; the new half joins the free list."""
+    old = packets.table.shape[0]
+    bigger = empty_pool(2 * old, packets.header.shape[1])
+    bigger.table[:old] = packets.table
+    bigger.header[:old] = packets.header
+    bigger.origin_header[:old] = packets.origin_header
+    bigger.table[2 * old - 1, PK_NEXT] = stats[ST_FREE_HEAD]
+    stats[ST_FREE_HEAD] = old
+    stats[ST_FREE_COUNT] += old
+    return bigger

@@ -321,7 +321,7 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
     n = sim.topology.n_nodes
     dl = result.deliveries
     dl = dl[:, traffic.kind[dl[R.DL_ORIGIN]] == R.TRAFFIC_INITIATE]
-    completion = Fraction(int(dl[R.DL_TICK].max()), result.bytes_per_cycle) - start
+    completion = Fraction(int(dl[R.DL_TICK].max()), result.ticks_per_cycle) - start
     copies = true_copies = None
     if merged:
         # merged messages carry many packets: count packets by bytes, per node, over the N - 1 sources
@@ -338,7 +338,7 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
     return AtaRun(algorithm, sim.topology.name, n, gamma, mu, length, timing.S, timing.r, timing.d, completion,
                   formula, not (dl[R.DL_CONTENTION] != 0).any(), int(off_diagonal.min()), int(off_diagonal.max()),
                   _first_contention(result, dl, traffic), copies=copies, true_copies=true_copies,
-                  arrivals=np.sort(dl[R.DL_TICK]) / result.bytes_per_cycle - start, **extra)
+                  arrivals=np.sort(dl[R.DL_TICK]) / result.ticks_per_cycle - start, **extra)
 
 
 def plot_arrivals(run: AtaRun, path: str) -> None:
@@ -375,5 +375,5 @@ def _first_contention(result, dl, traffic) -> str | None:
     what = [name for bit, name in ((R.CONTENTION_STORED, "stored"), (R.CONTENTION_RETRIED, "refused a transmitter"),
                                    (R.CONTENTION_QUEUED, "queued behind another packet")) if marks & bit]
     return (f"a copy of node {int(traffic.source[dl[R.DL_ORIGIN, first]])}'s message delivered at node "
-            f"{int(dl[R.DL_NODE, first])} at cycle {float(Fraction(int(dl[R.DL_TICK, first]), result.bytes_per_cycle)):g} "
+            f"{int(dl[R.DL_NODE, first])} at cycle {float(Fraction(int(dl[R.DL_TICK, first]), result.ticks_per_cycle)):g} "
             f"had " + " and ".join(what) + " on its way")

@@ -16,10 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ...controller import records as R
 from ...machine.config import defaults
-from ...machine.flits import FlitSimulation, packets
-from ...network.build import build_topology
 from ...machine.patterns import PATTERNS, synthetic_packets, throughput_bound
+from ...machine.simulation import Simulation
+from ...machine.traffic import unicast
+from ...network.build import build_topology
 from ..sweep import run_tasks, write_csv
 
 NETWORKS = {"mesh 8x8": {"kind": "mesh", "dims": [8, 8]}, "torus 8x8": {"kind": "torus", "dims": [8, 8]}}
@@ -62,16 +64,19 @@ class LoadPoint:
 
     def run(self) -> dict:
         config = config_for(self.network, self.microcode, self.router)
-        sim = FlitSimulation(config)
+        sim = Simulation(config)
         bound = throughput_bound(sim.topology, self.pattern, sim.params.flit_cycles)
         rate = self.fraction * bound.throughput
         create, source, dest = synthetic_packets(sim.topology, self.pattern, rate, PACKET_FLITS, WARMUP + MEASURE,
                                                  SEED)
-        result = sim.run(packets(create, source, dest, PACKET_FLITS))
+        result = sim.run(unicast(create, source, dest, PACKET_FLITS * sim.params.flit_bytes))
+        delivered = np.zeros(len(create), np.int64)
+        dl = result.deliveries
+        delivered[dl[R.DL_UID]] = dl[R.DL_TICK]
         measured = (create >= WARMUP) & (create < WARMUP + MEASURE)
-        in_window = (result.delivered >= WARMUP) & (result.delivered < WARMUP + MEASURE)
+        in_window = (delivered >= WARMUP) & (delivered < WARMUP + MEASURE)
         n = sim.topology.n_nodes
-        latency = result.latency[measured]
+        latency = (delivered - create)[measured]
         return {"key": self.key, "microcode": self.microcode, "network": self.network, "pattern": self.pattern,
                 "virtual_channels": self.router[0], "buffer_flits": self.router[1],
                 "bound_fraction": self.fraction, "bound_flits_per_node_cycle": bound.throughput,
@@ -79,8 +84,8 @@ class LoadPoint:
                 "offered_measured": float(PACKET_FLITS * measured.sum() / (n * MEASURE)),
                 "accepted": float(PACKET_FLITS * in_window.sum() / (n * MEASURE)),
                 "latency_mean": float(latency.mean()), "latency_p99": float(np.percentile(latency, 99)),
-                "packets": int(len(create)), "peak_buffer_flits": result.peak_flits,
-                "last_cycle": result.cycles}
+                "packets": int(len(create)), "peak_buffer_flits": result.network.peak_flits,
+                "last_cycle": result.ticks - 1}
 
 
 def points(microcode: str = "wormhole", fractions=FRACTIONS, routers=ROUTERS) -> list[LoadPoint]:

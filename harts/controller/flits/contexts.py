@@ -1,0 +1,126 @@
+"""Starting the micro-sequencers: a link input's context starts on the packet whose head is at the front of its
+buffer; an injection channel's takes the packet at the head of its node's NP queue. Packets join that queue
+when their NP makes them (MODEL.md, Flow-controlled switching: a packet's life)."""
+
+from ...jit import kernel_part
+from ..records import CONTENTION_QUEUED
+from .heaps import push
+from .logs import contend
+from .pool import hold
+from .state import (
+    CX_DUE,
+    CX_FREE_FROM,
+    CX_IDLE,
+    CX_PC,
+    CX_PKT,
+    CX_RUN,
+    CX_STATE,
+    CX_TAIL_AT,
+    IN_ARRIVED,
+    IN_BLOCKED_CREDIT,
+    IN_BLOCKED_OUTPUT,
+    IN_CORRUPT_AT,
+    IN_COUNT,
+    IN_FIRST,
+    IN_FIRST_OUT,
+    IN_HOPS_AT,
+    IN_REFUSED_AT,
+    IN_VALUE_AT,
+    KEY_SPAN,
+    ND_QUEUE_HEAD,
+    ND_QUEUE_TAIL,
+    PK_CORRUPT,
+    PK_HOPS,
+    PK_NEXT,
+    PK_READY,
+    PK_VALUE,
+    PR_ENTRY_INJECT,
+    PR_ENTRY_RECEIVE,
+    PR_NP_CHANNELS,
+    PR_NP_SEND,
+    PR_PORTS,
+    PR_VCS,
+    ST_HEAP,
+    ST_LAST_PROGRESS,
+)
+
+
+@kernel_part
+def schedule(run, inputs, i, due):
+    inputs[i, CX_STATE] = CX_RUN
+    inputs[i, CX_DUE] = due
+    push(run.heap, run.stats, ST_HEAP, due * KEY_SPAN + i)
+
+
+@kernel_part
+def try_start(machine, buffers, switch, packets, run, i):
+    """An idle context starts on the next packet: a link input's, when the head is at the front of its buffer;
+    an injection channel's, the packet at the head of its node's NP queue, which it takes out of the queue.
+    A packet that could have started earlier but for the packet before it is marked queued."""
+    params = machine.params
+    inputs = switch.inputs
+    if inputs[i, CX_STATE] != CX_IDLE:
+        return
+    node = machine.input_node[i]
+    if machine.injection[i] != 0:
+        nodes = switch.nodes
+        pkt = nodes[node, ND_QUEUE_HEAD]
+        if pkt < 0:
+            return
+        following = packets.table[pkt, PK_NEXT]
+        nodes[node, ND_QUEUE_HEAD] = following
+        if following < 0:
+            nodes[node, ND_QUEUE_TAIL] = -1
+        arrived = packets.table[pkt, PK_READY]
+        inputs[i, CX_PC] = params[PR_ENTRY_INJECT]
+    else:
+        if inputs[i, IN_COUNT] == 0:
+            return
+        slot = inputs[i, IN_FIRST]
+        if buffers.flit[i, slot] != 0:
+            return
+        pkt = buffers.packet[i, slot]
+        arrived = buffers.usable[i, slot]
+        inputs[i, CX_PC] = params[PR_ENTRY_RECEIVE]
+    start = max(arrived, inputs[i, CX_FREE_FROM])
+    if start > arrived:
+        contend(packets, pkt, CONTENTION_QUEUED, node, arrived)
+    hold(packets, pkt)
+    table = packets.table
+    inputs[i, CX_PKT] = pkt
+    inputs[i, CX_TAIL_AT] = -1
+    inputs[i, IN_ARRIVED] = arrived
+    inputs[i, IN_HOPS_AT] = table[pkt, PK_HOPS]
+    inputs[i, IN_VALUE_AT] = table[pkt, PK_VALUE]
+    inputs[i, IN_CORRUPT_AT] = table[pkt, PK_CORRUPT]
+    inputs[i, IN_FIRST_OUT] = -1
+    inputs[i, IN_REFUSED_AT] = -1
+    inputs[i, IN_BLOCKED_OUTPUT] = 0
+    inputs[i, IN_BLOCKED_CREDIT] = 0
+    schedule(run, inputs, i, start)
+
+
+@kernel_part
+def offer(machine, buffers, switch, packets, run, node):
+    """Every idle injection channel of the node, in channel order, takes the next packet of its NP queue."""
+    params = machine.params
+    first = node * (params[PR_PORTS] * params[PR_VCS] + params[PR_NP_CHANNELS]) + params[PR_PORTS] * params[PR_VCS]
+    for c in range(params[PR_NP_CHANNELS]):
+        try_start(machine, buffers, switch, packets, run, first + c)
+
+
+@kernel_part
+def enqueue(machine, buffers, switch, packets, run, pkt, node, t):
+    """Packet record pkt joins the back of its node's NP queue at cycle t, ready to leave n_s later."""
+    table = packets.table
+    nodes = switch.nodes
+    table[pkt, PK_READY] = t + machine.params[PR_NP_SEND]
+    table[pkt, PK_NEXT] = -1
+    tail = nodes[node, ND_QUEUE_TAIL]
+    if tail < 0:
+        nodes[node, ND_QUEUE_HEAD] = pkt
+    else:
+        table[tail, PK_NEXT] = pkt
+    nodes[node, ND_QUEUE_TAIL] = pkt
+    run.stats[ST_LAST_PROGRESS] = t
+    offer(machine, buffers, switch, packets, run, node)

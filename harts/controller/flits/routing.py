@@ -1,0 +1,222 @@
+"""Routing at the flit level: binding an input to an output, claiming virtual channels by the microprogram's VC
+policy, moving a packet's route (offsets or segments) on by a hop, the conditions a microprogram branches on,
+and releasing what an input held (MODEL.md, Routes and VC policies in detail)."""
+
+from ...jit import kernel_part
+from .. import isa
+from ..conditions import compare
+from ..records import ROUTE_SEGMENTS
+from .state import (
+    CX_PKT,
+    ERR_NO_LINK,
+    ERR_NO_ROUTE,
+    IN_ACTIVE,
+    IN_BOUND_FROM,
+    IN_OUT,
+    IN_OVC,
+    IN_TEE,
+    IN_WAIT_FOR,
+    PK_ROUTE,
+    PK_WRAPPED,
+    PR_AXES,
+    PR_CIRCUIT,
+    PR_CLASS_SPLIT,
+    PR_ESCAPES,
+    PR_HALF,
+    PR_PORTS,
+    PR_SEGMENT_WORD,
+    PR_SEGMENTS,
+    PR_SETUP_RETRIES,
+    PR_VCS,
+    ST_ACTIVE,
+    ST_ERROR,
+)
+
+
+@kernel_part
+def bind(switch, run, i, output, vc, c):
+    inputs = switch.inputs
+    inputs[i, IN_WAIT_FOR] = -1
+    inputs[i, IN_OUT] = output
+    inputs[i, IN_OVC] = vc
+    inputs[i, IN_BOUND_FROM] = c
+    if inputs[i, IN_ACTIVE] == 0:
+        inputs[i, IN_ACTIVE] = 1
+        run.active[run.stats[ST_ACTIVE]] = i
+        run.stats[ST_ACTIVE] += 1
+
+
+@kernel_part
+def _claim(machine, switch, packets, i, node, port, policy):
+    """Take a free VC of this port by the policy; the VC taken, or -1 (the input then waits for the owner of the
+    first candidate)."""
+    params = machine.params
+    vcs = params[PR_VCS]
+    pkt = switch.inputs[i, CX_PKT]
+    axis = machine.port_axis[port]
+    crossing = machine.wraps[node, port] != 0 or (packets.table[pkt, PK_WRAPPED] >> axis) & 1 != 0
+    low = 0
+    high = vcs
+    if policy == isa.VC_DATELINE:
+        split = params[PR_CLASS_SPLIT]
+        if split < vcs:
+            if crossing:
+                low = split
+            else:
+                high = split
+    elif policy == isa.VC_ESCAPE:
+        low = 1 if params[PR_ESCAPES] == 2 and crossing else 0
+        high = low + 1
+    elif policy == isa.VC_ADAPTIVE:
+        low = params[PR_ESCAPES]
+    elif policy == isa.VC_LOWER:
+        high = params[PR_HALF]
+    elif policy == isa.VC_UPPER:
+        low = params[PR_HALF]
+    base = (node * params[PR_PORTS] + port) * vcs
+    owner = switch.owner
+    if policy == isa.VC_CIRCUIT:
+        for vc in range(vcs):
+            if owner[base + vc] >= 0:
+                switch.inputs[i, IN_WAIT_FOR] = owner[base + vc]
+                return -1
+        for vc in range(vcs):
+            owner[base + vc] = i
+        return 0
+    for vc in range(low, high):
+        if owner[base + vc] < 0:
+            owner[base + vc] = i
+            return vc
+    if low < high:
+        switch.inputs[i, IN_WAIT_FOR] = owner[base + low]
+    return -1
+
+
+@kernel_part
+def segment_code(params, header, pkt):
+    """The code of the packet's current segment, -1 when no segment is left."""
+    word = params[PR_SEGMENT_WORD]
+    k = header[pkt, word]
+    if k >= params[PR_SEGMENTS] or header[pkt, word + 2 + 3 * k] == 0:
+        return -1
+    return header[pkt, word + 3 + 3 * k]
+
+
+@kernel_part
+def _take_port(machine, switch, packets, run, i, node, port, policy, c):
+    """Claim a VC of the port by the policy and bind input i to it: the VC, or -1 if none is free (-2: no link)."""
+    if machine.neighbours[node, port] < 0:
+        run.stats[ST_ERROR] = ERR_NO_LINK
+        return -2
+    vc = _claim(machine, switch, packets, i, node, port, policy)
+    if vc >= 0:
+        bind(switch, run, i, port, vc, c)
+        if machine.wraps[node, port] != 0:
+            packets.table[switch.inputs[i, CX_PKT], PK_WRAPPED] |= 1 << machine.port_axis[port]
+    return vc
+
+
+@kernel_part
+def forward(machine, switch, packets, run, i, pc, c):
+    """Execute a forward (or a tee's forward) at cycle c: 1 if a VC was taken, 0 if not, -1 on a run-time error."""
+    params = machine.params
+    code = machine.code
+    node = machine.input_node[i]
+    pkt = switch.inputs[i, CX_PKT]
+    header = packets.header
+    via = code[isa.CODE_ARG, pc]
+    policy = code[isa.CODE_VC, pc]
+    if via == isa.VIA_SEGMENT:
+        if segment_code(params, header, pkt) < 0:
+            run.stats[ST_ERROR] = ERR_NO_ROUTE
+            return -1
+        word = params[PR_SEGMENT_WORD]
+        k = header[pkt, word]
+        vc = _take_port(machine, switch, packets, run, i, node, header[pkt, word + 1 + 3 * k], policy, c)
+        if vc == -2:
+            return -1
+        if vc < 0:
+            return 0
+        header[pkt, word + 2 + 3 * k] -= 1
+        if header[pkt, word + 2 + 3 * k] == 0:
+            header[pkt, word] = k + 1
+        return 1
+    offsets = header[pkt]
+    tried = 0  # bit a: axis a's port was tried
+    while True:
+        # dimension order: the lowest axis with hops left; adaptive: the axis with the most hops left first
+        # (ties: the lower), then the others in that order
+        axis = -1
+        rank = 0
+        for a in range(params[PR_AXES]):
+            left = abs(offsets[a])
+            if left == 0 or (tried >> a) & 1 != 0:
+                continue
+            if via == isa.VIA_DIMENSION_ORDER:
+                axis = a
+                break
+            if left > rank:
+                axis = a
+                rank = left
+        if axis < 0:
+            break
+        port = machine.axis_positive[axis] if offsets[axis] > 0 else machine.axis_negative[axis]
+        vc = _take_port(machine, switch, packets, run, i, node, port, policy, c)
+        if vc == -2:
+            return -1
+        if vc >= 0:
+            offsets[axis] += -1 if offsets[axis] > 0 else 1
+            return 1
+        if via == isa.VIA_DIMENSION_ORDER:
+            return 0
+        tried |= 1 << axis
+    if tried == 0:
+        run.stats[ST_ERROR] = ERR_NO_ROUTE
+        return -1
+    return 0
+
+
+@kernel_part
+def condition(machine, packets, pkt, local, pc):
+    code = machine.code
+    params = machine.params
+    kind = code[isa.CODE_ARG, pc]
+    segments = packets.table[pkt, PK_ROUTE] == ROUTE_SEGMENTS
+    if kind == isa.COND_ARRIVED:
+        if segments:
+            return segment_code(params, packets.header, pkt) < 0
+        for a in range(params[PR_AXES]):
+            if packets.header[pkt, a] != 0:
+                return False
+        return True
+    if kind == isa.COND_LOCAL:
+        return local
+    if kind == isa.COND_SETUP_RETRIES:
+        return params[PR_SETUP_RETRIES] != 0
+    # a flit-level packet has no header fields of its own: only the pseudo-fields have values
+    field = code[isa.CODE_FIELD, pc]
+    value = -1
+    if field == isa.FIELD_ROUTE:
+        value = packets.table[pkt, PK_ROUTE]
+    elif field == isa.FIELD_SEGMENT_CODE:
+        value = segment_code(params, packets.header, pkt) if segments else -1
+    return compare(value, code[isa.CODE_COMPARE, pc], code[isa.CODE_VALUE, pc])
+
+
+@kernel_part
+def release_output(machine, switch, i):
+    """The input lets go of its output: the VC (a circuit: every VC of the port) is free again."""
+    params = machine.params
+    inputs = switch.inputs
+    output = inputs[i, IN_OUT]
+    ports = params[PR_PORTS]
+    vcs = params[PR_VCS]
+    if output < ports:
+        base = (machine.input_node[i] * ports + output) * vcs
+        if params[PR_CIRCUIT] != 0:
+            for vc in range(vcs):
+                switch.owner[base + vc] = -1
+        else:
+            switch.owner[base + inputs[i, IN_OVC]] = -1
+    inputs[i, IN_OUT] = -1
+    inputs[i, IN_TEE] = -1
