@@ -109,5 +109,5 @@ def test_broadcast_on_a_network_other_than_the_hexagonal_mesh_is_refused_in_one_
                            "configs/torus_8x8.yaml"], capture_output=True, text=True, cwd=REPO, check=False)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "harts: error: harts broadcast: paper 000's algorithms run on the hexagonal mesh; the config's topology "
-        "is 'torus' (use --size N or a config with topology: {kind: hex, size: N})"]
+        "harts: error: configs/torus_8x8.yaml:3: sbcast runs on a hexagonal mesh E-n (n >= 3), not on torus 8x8: "
+        "use --size N, or a hex config such as configs/uniform_e9.yaml"]

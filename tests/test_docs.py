@@ -35,3 +35,40 @@ def test_default_config_file_matches_declared_defaults():
         value = config[key.name]
         value = value.plain() if hasattr(value, "plain") else value
         assert value == key.default, key.name
+
+
+def test_readme_table_of_which_broadcast_runs_where_is_the_data():
+    """One row per group of algorithms that share everything but the name, in the table's order."""
+    from itertools import groupby
+
+    from harts.broadcasts.table import BROADCASTS
+    from harts.controller.microcode import assemble
+    from harts.machine.config import MICROCODE_DIR
+    readme = (REPO / "README.md").read_text()
+    rows = []
+    for (paper, topology, switching, all_port, faults, config), group in groupby(
+            BROADCASTS.values(), key=lambda b: (b.paper, b.topology, b.switching, b.all_port, b.faults, b.config)):
+        names = ", ".join(f"`{b.name}`" for b in group)
+        fitting = ", ".join(sorted(p.stem for p in MICROCODE_DIR.glob("*.yaml") if switching.fits(assemble(p))))
+        ports = "all-port (`flow.np_channels: 0`)" if all_port else "any"
+        rows.append(f"| {names} | {paper} | {topology} | {switching}: {fitting} | {ports} | {faults} | `{config}` |")
+    header = "| algorithm | paper | networks | switching: shipped microprograms | NP ports | `harts faults` reports " \
+             "| runs on |\n|---|---|---|---|---|---|---|\n"
+    assert header + "\n".join(rows) + "\n\n" in readme
+
+
+def test_readme_refusal_examples_are_what_harts_prints(capsys, tmp_path, monkeypatch):
+    from harts.cli import main
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("### Which broadcast runs where"):readme.index("## Faults and reliable reception")]
+    block = section[section.index("```\n$ harts") + 4:]
+    block = block[:block.index("```")].splitlines()
+    one_port = (REPO / "configs" / "circuit_torus_25x25.yaml").read_text().replace("np_channels: 0 ", "np_channels: 1 ")
+    (tmp_path / "one_port_torus_25x25.yaml").write_text(one_port)
+    (tmp_path / "configs").symlink_to(REPO / "configs")
+    monkeypatch.chdir(tmp_path)
+    assert len(block) == 6
+    for command, printed in zip(block[::2], block[1::2]):
+        args = command.split("#")[0].split()[2:]  # after "$ harts"
+        assert main(args) == 2
+        assert capsys.readouterr().err.strip() == printed, command

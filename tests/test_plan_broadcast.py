@@ -143,7 +143,7 @@ def test_pcp_under_uniform_load_delivers_every_copy_once_without_deadlock(rate):
 
 
 def test_harts_broadcast_pcp_json_lists_every_copy_with_its_path_and_step():
-    proc = cli("broadcast", "--algorithm", "pcp", "--config", "configs/mesh_8x8.yaml", "--source", "19", "--json")
+    proc = cli("broadcast", "--algorithm", "pcp", "--config", "configs/t3d_mesh_8x8.yaml", "--source", "19", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["steps"] == 2 and data["copies_per_node_min"] == data["copies_per_node_max"] == 1
@@ -154,7 +154,7 @@ def test_harts_broadcast_pcp_json_lists_every_copy_with_its_path_and_step():
 
 def test_harts_broadcast_mh_reproduces_paper_003_example_step_count(tmp_path):
     plot = tmp_path / "mh.png"
-    proc = cli("broadcast", "--algorithm", "mh", "--config", "configs/mesh_hypercube_9x8.yaml", "--source", "40",
+    proc = cli("broadcast", "--algorithm", "mh", "--config", "configs/t3d_mesh_hypercube_9x8.yaml", "--source", "40",
                "--json", "--plot", str(plot))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
@@ -163,11 +163,11 @@ def test_harts_broadcast_mh_reproduces_paper_003_example_step_count(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--algorithm", "pcp", "--config", "configs/torus_8x8.yaml"], "pcp on torus 8x8"),
+    (["--algorithm", "pcp", "--config", "configs/torus_8x8.yaml"], "pcp needs a 2-D mesh, not torus 8x8"),
     (["--algorithm", "rd", "--config", "configs/mesh_8x8.yaml", "--partition", "vertical"], "--partition"),
     (["--algorithm", "pcp", "--size", "5"], "--size"),
-    (["--algorithm", "edn", "--config", "configs/mesh_8x8.yaml", "--source", "64"], "source must be a node"),
-    (["--algorithm", "mh", "--config", "configs/mesh_8x8.yaml"], "mh on mesh 8x8"),
+    (["--algorithm", "edn", "--config", "configs/t3d_mesh_8x8.yaml", "--source", "64"], "source must be a node"),
+    (["--algorithm", "mh", "--config", "configs/mesh_8x8.yaml"], "mh needs a mesh-hypercube, not mesh 8x8"),
     (["--algorithm", "sbcast", "--partition", "vertical"], "--partition"),
 ])
 def test_bad_broadcast_arguments_end_in_one_line(args, words):

@@ -25,6 +25,7 @@ from .send_plan import (
 )
 
 PARTITIONS = ("horizontal", "vertical")
+TOPOLOGY = "2-D mesh"
 
 
 def coded_segments(topology: Topology, sender: int, legs, absorb) -> tuple[int, tuple[tuple[int, int, int], ...]]:
@@ -67,8 +68,7 @@ def plan(topology: Topology, source: int, partition: str | None = None, **unknow
     """The PCP broadcast from `source`; `partition` None picks the allowed one whose sides are nearer."""
     if unknown:
         raise ValueError(f"pcp takes only the option 'partition', not {', '.join(sorted(unknown))}")
-    if topology.kind != "mesh" or topology.n_axes != 2:
-        raise ValueError(f"pcp needs a 2-D mesh, not {topology.name}")
+    require_topology(topology)
     source = require_int(source, "the pcp source", 0, topology.n_nodes - 1)
     allowed = allowed_partitions(topology, source)
     if partition is None:
@@ -79,6 +79,12 @@ def plan(topology: Topology, source: int, partition: str | None = None, **unknow
         raise ValueError(f"pcp cannot use {partition} partitioning from {topology.coordinates(source)}: "
                          f"the source lies on one of its sides but not at a corner")
     return SendPlan("pcp", topology, source, _sends(_Frame(topology, partition), source))
+
+
+def require_topology(topology: Topology) -> None:
+    """ValueError unless PCP runs on the network."""
+    if topology.kind != "mesh" or topology.n_axes != 2:
+        raise ValueError(f"pcp needs a {TOPOLOGY}, not {topology.name}")
 
 
 def _nearer_partition(topology: Topology, source: int, allowed: tuple[str, ...]) -> str:

@@ -50,6 +50,7 @@ from .torus_moves import arcs, node_number, segments, torus_side, unit_move, wal
 L_PATH_LEGS = (((1, 0), (0, 1)), ((0, 1), (-1, 0)), ((-1, 0), (0, -1)), ((0, -1), (1, 0)))
 # where an uninformed (even, even) node looks for the arm that relays to it, in order of preference
 ARM_PREFERENCE = ((0, 1), (1, 0), (0, -1), (-1, 0))
+TOPOLOGY = "2^k x 2^k torus with k >= 2"
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def order_of(size) -> int:
     if isinstance(size, Topology):
         side = torus_side(size, "dc")
         if side & (side - 1) or side < 4:
-            raise ValueError(f"dc needs a 2^k x 2^k torus with k >= 2, not {size.name}")
+            raise ValueError(f"dc needs a {TOPOLOGY}, not {size.name}")
         return side.bit_length() - 1
     return require_int(size, "the dc order k", 2)
 

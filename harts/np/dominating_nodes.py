@@ -28,6 +28,8 @@ from ..network.topology import Topology, require_int
 from .send_plan import PASS, TRIGGER_COPY, TRIGGER_SENT, TRIGGER_START, Send, SendPlan
 
 PLUS_X, PLUS_Y, MINUS_X, MINUS_Y = 0, 1, 2, 3
+MIN_ORDER = 2  # one 4 x 4 block, whose perfect dominating set ends every broadcast
+TOPOLOGY = f"2^k x 2^k mesh with k >= {MIN_ORDER}"
 
 Point = tuple[int, int]
 Legs = tuple[tuple[int, int], ...]  # ((port, hops), ...)
@@ -133,8 +135,13 @@ def schedule_sends(source: int, pieces: int, source_groups: list[list[Target]],
     return tuple(sends)
 
 
+def order_of(topology: Topology) -> int:
+    """k of the 2^k x 2^k mesh EDN runs on, or ValueError."""
+    return mesh_order(topology, MIN_ORDER, "edn")
+
+
 def plan(topology: Topology, source: int) -> SendPlan:
-    k = mesh_order(topology, 2, "EDN")
+    k = order_of(topology)
     side = 2 ** k
     source = require_int(source, "source", 0, topology.n_nodes - 1)
 

@@ -74,6 +74,7 @@ from .torus_moves import (
 X, Y = 0, 1  # the two halves of the message
 PART_NAMES = ("X", "Y")
 UNIT_MOVES = tuple(PORT_OF_MOVE)  # in port order
+TOPOLOGY = "(2^k - 1) x (2^k - 1) torus with k >= 2"
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def order_of(size) -> int:
     if isinstance(size, Topology):
         side = torus_side(size, "htree")
         if (side + 1) & side or side < 3:
-            raise ValueError(f"htree needs a (2^k - 1) x (2^k - 1) torus with k >= 2, not {size.name}")
+            raise ValueError(f"htree needs a {TOPOLOGY}, not {size.name}")
         return (side + 1).bit_length() - 1
     return require_int(size, "the htree order k", 2)
 

@@ -27,6 +27,9 @@ from .send_plan import (
     send_steps,
 )
 
+MIN_CUBE = 4  # a 2-subcube in every cube: the sends to R XOR 1, 2 and 3
+TOPOLOGY = f"mesh-hypercube MH(m, n) with cubes of n >= {MIN_CUBE} nodes"
+
 
 class Message(NamedTuple):
     """The header of paper 003: (Ls, S, Lx, X, Lb). The printed sends write only four fields; X, the cube
@@ -49,11 +52,8 @@ class Outgoing(NamedTuple):
 def plan(topology: Topology, source: int, **options) -> SendPlan:
     if options:
         raise ValueError(f"mh takes no options, got {', '.join(sorted(options))}")
-    if topology.kind != "mesh_hypercube":
-        raise ValueError(f"mh needs a mesh-hypercube, not {topology.name}")
+    require_topology(topology)
     m, n = (int(x) for x in topology.shape)
-    if n < 4:
-        raise ValueError(f"mh needs cubes of at least 4 nodes (2-subcubes), not {topology.name}")
     source = require_int(source, "the mh source", 0, topology.n_nodes - 1)
     sends: list[Send] = []
     messages: list[Message] = []
@@ -78,6 +78,14 @@ def plan(topology: Topology, source: int, **options) -> SendPlan:
         send_all(receiver, TRIGGER_COPY, delivered, outgoing)
         delivered += 1
     return SendPlan("mh", topology, source, tuple(sends))
+
+
+def require_topology(topology: Topology) -> None:
+    """ValueError unless MH runs on the network."""
+    if topology.kind != "mesh_hypercube":
+        raise ValueError(f"mh needs a mesh-hypercube, not {topology.name}")
+    if int(topology.shape[1]) < MIN_CUBE:
+        raise ValueError(f"mh needs cubes of at least {MIN_CUBE} nodes (2-subcubes), not {topology.name}")
 
 
 def source_node_algorithm(Ls: int, S: int, m: int, n: int) -> list[Outgoing]:

@@ -39,10 +39,17 @@ from .dominating_nodes import (
 from .send_plan import SendPlan
 
 PIECES = 4
+MIN_ORDER = 3  # sub-meshes of 2^(k-1) x 2^(k-1), on which EDN needs k - 1 >= 2
+TOPOLOGY = f"2^k x 2^k mesh with k >= {MIN_ORDER}"
+
+
+def order_of(topology: Topology) -> int:
+    """k of the 2^k x 2^k mesh NP-D runs on, or ValueError."""
+    return mesh_order(topology, MIN_ORDER, "npd")
 
 
 def plan(topology: Topology, source: int) -> SendPlan:
-    k = mesh_order(topology, 3, "NP-D")
+    k = order_of(topology)
     side, half = 2 ** k, 2 ** (k - 1)
     source = require_int(source, "source", 0, topology.n_nodes - 1)
 

@@ -13,15 +13,14 @@ from __future__ import annotations
 from ..network.topology import Topology, require_int
 from .send_plan import TRIGGER_COPY, TRIGGER_SENT, TRIGGER_START, Send, SendPlan
 
+TOPOLOGY = "2-D mesh whose sides are powers of two"
+
 
 def plan(topology: Topology, source: int, **options) -> SendPlan:
     if options:
         raise ValueError(f"rd takes no options, got {', '.join(sorted(options))}")
-    if topology.kind != "mesh" or topology.n_axes != 2:
-        raise ValueError(f"rd needs a 2-D mesh, not {topology.name}")
+    require_topology(topology)
     nx, ny = (int(side) for side in topology.shape)
-    if nx & (nx - 1) or ny & (ny - 1):
-        raise ValueError(f"rd needs both mesh sides to be powers of two, not {topology.name}")
     source = require_int(source, "the rd source", 0, topology.n_nodes - 1)
     sends: list[Send] = []
     # per informed node, the send it waits for next: the one that informed it (TRIGGER_COPY), then its own
@@ -42,3 +41,12 @@ def plan(topology: Topology, source: int, **options) -> SendPlan:
     halve(1, nx, lambda node: node % nx)
     halve(nx, ny, lambda node: node // nx)
     return SendPlan("rd", topology, source, tuple(sends))
+
+
+def require_topology(topology: Topology) -> None:
+    """ValueError unless RD runs on the network."""
+    if topology.kind != "mesh" or topology.n_axes != 2:
+        raise ValueError(f"rd needs a 2-D mesh, not {topology.name}")
+    nx, ny = (int(side) for side in topology.shape)
+    if nx & (nx - 1) or ny & (ny - 1):
+        raise ValueError(f"rd needs both mesh sides to be powers of two, not {topology.name}")

@@ -47,7 +47,7 @@ from .torus_moves import MOVE_OF_PORT, node_number, segments, walk
 
 PLUS_X, PLUS_Y, MINUS_X, MINUS_Y = 0, 1, 2, 3
 VARIANTS_10X10 = ("slanting", "square_blocks", "four_squares")
-SIZES = "5^k x 5^k (k >= 1), 10 x 10 and 5 x 10 (either way round)"
+TOPOLOGY = "2-D torus of 5^k x 5^k (k >= 1), 10 x 10 or 5 x 10 (either way round)"
 
 Route = tuple[tuple[int, int], ...]  # legs (port, hops) from the sender
 
@@ -79,12 +79,17 @@ def formula_cycles(topology: Topology, length_flits: int, alpha: int, delta: int
     return 3 * alpha + switching * delta + 3 * length_flits * tau
 
 
+def require_topology(topology: Topology) -> None:
+    """ValueError unless the tiling runs on the network (in one variant or more)."""
+    _size(topology, None)
+
+
 def _size(topology: Topology, variant: str | None) -> tuple[str, int]:
     """("5^k", k), or (the 10 x 10 variant, 0), or ("5x10", 0)."""
     shape = [int(side) for side in topology.shape]
     square_power_of_5 = len(shape) == 2 and shape[0] == shape[1] and _power_of_5(shape[0]) > 0
     if topology.kind != "torus" or not (square_power_of_5 or shape == [10, 10] or sorted(shape) == [5, 10]):
-        raise ValueError(f"the tiling broadcast runs on 2-D tori of {SIZES}, not on {topology.name}")
+        raise ValueError(f"the tiling broadcast runs on a {TOPOLOGY}, not on {topology.name}")
     if shape == [10, 10]:
         if variant not in (None, *VARIANTS_10X10):
             raise ValueError(f"the 10 x 10 tiling variant must be one of {', '.join(VARIANTS_10X10)}, "

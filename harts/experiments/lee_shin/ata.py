@@ -19,7 +19,9 @@ from fractions import Fraction
 import numpy as np
 
 from ...machine.config import Config
+from ...controller import isa
 from ...controller import records as R
+from ...controller.microcode import assemble
 from ...errors import InputError, SimulationError
 from ...network import node_count, port_count
 from ...network.hamiltonian import directed_cycles
@@ -79,7 +81,15 @@ def default_eta(nodes: int, mu: int) -> int:
 
 def on_controller(config: Config, program: str, microcode: str) -> Config:
     """The config an algorithm runs on: its NP program and microprogram, and a BMU bus interface per port,
-    since the paper assumes every link of a node can be used at once (section IV)."""
+    since the paper assumes every link of a node can be used at once (section IV). Each algorithm's
+    microprogram is a cut-through one, so a config that asks for wormhole or circuit switching is refused
+    rather than run by cut-through."""
+    own = assemble(config.microcode_path())
+    if own.switching != isa.SWITCHING_CUT_THROUGH:
+        switching = next(name for name, value in isa.SWITCHINGS.items() if value == own.switching)
+        raise config.error("microcode", f"paper 001's algorithms run on the cut-through controller here, each with "
+                                        f"its own microprogram; the config's microprogram {own.name!r} switches by "
+                                        f"{switching}: leave 'microcode' out, as configs/torus_8x8.yaml does")
     return config.with_values(microcode=microcode, np__program=program,
                               bmu__bus_interfaces=max(config["bmu.bus_interfaces"],
                                                       port_count(config.topology_spec)))
@@ -268,13 +278,32 @@ def run_algorithm(config: Config, algorithm: str, mu: int = 2, eta: int | None =
             raise InputError(f"eta and overlapped stages are IHC's, not {algorithm.upper()}'s")
         return BY_NAME[algorithm](config, mu, length, queueing)
     nodes = node_count(config.topology_spec)
-    eta = default_eta(nodes, mu) if eta is None else eta
-    if eta > nodes:
+    if eta is not None and eta > nodes:
         raise InputError(f"eta is at most the {nodes} nodes of the network, got {eta}")
+    if queueing is None:  # the worst case stores every hop: no two packets are ever cut through at once
+        check_interleaving(config, nodes, eta, mu, length)
     try:
-        return ihc(config, eta, mu, length, overlapped, queueing)
+        return ihc(config, default_eta(nodes, mu) if eta is None else eta, mu, length, overlapped, queueing)
     except ValueError as exc:  # a network without a Hamiltonian decomposition
         raise InputError(str(exc)) from None
+
+
+def check_interleaving(config: Config, nodes: int, eta: int | None, mu: int, length: int | None) -> None:
+    """IHC's analysis (section IV) keeps packets started eta hops apart from meeting because each is at most
+    mu FIFO lengths, so rM plus the forced idle gap after it fit in mu d cycles, and eta >= mu ("eta < mu
+    cannot be used"). Refuses an eta or a length outside that, naming the ones that fit."""
+    if eta is not None and eta < mu:
+        raise InputError(f"IHC's stages start eta hops apart, and eta < mu cannot be used (section IV): got eta = "
+                         f"{eta}, mu = {mu}; use --eta {default_eta(nodes, mu)} or leave it out")
+    if length is None:
+        return  # mu FIFO lengths, as packet_length makes it
+    _, timing, largest = prepare(config, "ihc", "ihc", mu, None)
+    sent, gap = timing.r * length, Fraction(config["timing.idle_gap_bytes"], config.bytes_per_cycle)
+    if sent + gap > mu * timing.d:
+        raise InputError(f"IHC needs packets of at most mu FIFO lengths: rM + the idle gap = {float(sent):.4g} + "
+                         f"{float(gap):.4g} = {float(sent + gap):.4g} cycles, more than mu d = {mu} x {timing.d} = "
+                         f"{float(mu * timing.d):.4g}: use --length {largest} or less with --mu {mu}, or --mu "
+                         f"{math.ceil((sent + gap) / timing.d)} or more with --length {length}")
 
 
 def _whole(cycles: Fraction, what: str, config: Config) -> int:
