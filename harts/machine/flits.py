@@ -191,30 +191,32 @@ class FlitSimulation(Simulation):
         channel = np.where(injection, local - ports * vcs, 0)
         port = np.where(injection, 0, local // vcs)
         row = node * span + np.where(injection, ports + channel, port)
-        links = topo.neighbours >= 0
-        downstream = np.where(links, topo.neighbours * per_node + topo.in_port * vcs, -1).reshape(-1)
+        lost = self._lost(faults)
+        working = (topo.neighbours.reshape(-1) >= 0) & (lost == 0)
+        downstream = np.where(working, (topo.neighbours * per_node + topo.in_port * vcs).reshape(-1), -1)
         params = self._params(faults, hops, counters)
         machine = S.Machine(np.ascontiguousarray(self.microprogram.code), params, topo.neighbours, topo.in_port,
                             topo.axis_positive, topo.axis_negative, self.port_axis,
                             np.ascontiguousarray(self.wraps, dtype=np.int64), node, row,
                             np.where(injection, 0, local % vcs), injection.astype(np.int64),
                             np.where(injection, -1, ports + port % channels),
-                            np.ascontiguousarray(downstream, dtype=np.int64), self._lost(faults), topo.shape,
+                            np.ascontiguousarray(downstream, dtype=np.int64), lost, topo.shape,
                             topo.offset_table)
         buffers = S.Buffers(np.full((inputs_count, depth), -1, np.int64), np.full((inputs_count, depth), -1, np.int64),
                             np.zeros((inputs_count, depth), np.int64), np.full((inputs_count, depth), S.EARLY))
         table = np.zeros((inputs_count, S.IN_ROWS), np.int64)
-        for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE, S.IN_UPSTREAM, S.IN_FIRST_OUT,
-                       S.IN_REFUSED_AT):
+        for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE):
             table[:, column] = -1
+        visits = np.zeros((inputs_count, S.VI_ROWS), np.int64)
+        visits[:, [S.VI_UPSTREAM, S.VI_FIRST_OUT, S.VI_REFUSED_AT]] = -1
         port_rows = np.zeros((topo.n_nodes * span, S.PT_ROWS), np.int64)
-        port_rows[:, [S.PT_LAST_PACKET, S.PT_GRANTED_AT, S.PT_WON_AT]] = -1
+        port_rows[:, S.PT_LAST_PACKET] = -1
         nodes = np.zeros((topo.n_nodes, S.ND_ROWS), np.int64)
         nodes[:, [S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL]] = -1
         nodes[:, S.ND_WAKE] = S.NEVER
         nodes[:, S.ND_FAULT] = faults.node_fault
         switch = S.Switch(table, port_rows, np.full(topo.n_nodes * ports * vcs, -1, np.int64), nodes,
-                          np.zeros((inputs_count, max(words, 1)), np.int64))
+                          np.zeros((inputs_count, max(words, 1)), np.int64), visits)
         records = self._initial_records(topo.n_nodes)
         stats = np.zeros(S.ST_ROWS, np.int64)
         stats[S.ST_FREE_COUNT] = records
@@ -325,7 +327,8 @@ class FlitSimulation(Simulation):
         span = self.topology.n_ports + self.params.np_channels
         occupancy = None
         if counters:
-            held = inputs[:, S.IN_OCCUPANCY] + inputs[:, S.IN_COUNT] * (end - inputs[:, S.IN_OCCUPANCY_AT])
+            visits = switch.visits
+            held = visits[:, S.VI_OCCUPANCY] + inputs[:, S.IN_COUNT] * (end - visits[:, S.VI_OCCUPANCY_AT])
             occupancy = np.bincount(machine.input_node, weights=np.where(machine.injection == 0, held, 0),
                                     minlength=self.topology.n_nodes)
         network = FlitNetwork(switch.ports[:, S.PT_FLITS].reshape(self.topology.n_nodes, span).copy(), occupancy,

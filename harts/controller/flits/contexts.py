@@ -16,16 +16,16 @@ from .state import (
     CX_RUN,
     CX_STATE,
     CX_TAIL_AT,
-    IN_ARRIVED,
-    IN_BLOCKED_CREDIT,
-    IN_BLOCKED_OUTPUT,
-    IN_CORRUPT_AT,
+    VI_ARRIVED,
+    VI_BLOCKED_CREDIT,
+    VI_BLOCKED_OUTPUT,
+    VI_CORRUPT_AT,
     IN_COUNT,
     IN_FIRST,
-    IN_FIRST_OUT,
-    IN_HOPS_AT,
-    IN_REFUSED_AT,
-    IN_VALUE_AT,
+    VI_FIRST_OUT,
+    VI_HOPS_AT,
+    VI_REFUSED_AT,
+    VI_VALUE_AT,
     KEY_SPAN,
     ND_QUEUE_HEAD,
     ND_QUEUE_TAIL,
@@ -89,14 +89,14 @@ def try_start(machine, buffers, switch, packets, run, i):
     table = packets.table
     inputs[i, CX_PKT] = pkt
     inputs[i, CX_TAIL_AT] = -1
-    inputs[i, IN_ARRIVED] = arrived
-    inputs[i, IN_HOPS_AT] = table[pkt, PK_HOPS]
-    inputs[i, IN_VALUE_AT] = table[pkt, PK_VALUE]
-    inputs[i, IN_CORRUPT_AT] = table[pkt, PK_CORRUPT]
-    inputs[i, IN_FIRST_OUT] = -1
-    inputs[i, IN_REFUSED_AT] = -1
-    inputs[i, IN_BLOCKED_OUTPUT] = 0
-    inputs[i, IN_BLOCKED_CREDIT] = 0
+    switch.visits[i, VI_ARRIVED] = arrived
+    switch.visits[i, VI_HOPS_AT] = table[pkt, PK_HOPS]
+    switch.visits[i, VI_VALUE_AT] = table[pkt, PK_VALUE]
+    switch.visits[i, VI_CORRUPT_AT] = table[pkt, PK_CORRUPT]
+    switch.visits[i, VI_FIRST_OUT] = -1
+    switch.visits[i, VI_REFUSED_AT] = -1
+    switch.visits[i, VI_BLOCKED_OUTPUT] = 0
+    switch.visits[i, VI_BLOCKED_CREDIT] = 0
     schedule(run, inputs, i, start)
 
 

@@ -23,6 +23,9 @@ from ..records import (
     CONTENTION_BLOCKED,
     CONTENTION_RETRIED,
     FAULT_ALTER,
+    NOTIFY_ARRIVED,
+    NOTIFY_DELIVERED,
+    NOTIFY_SENT,
     TR_CREATE,
     VALUE_ALTERED,
 )
@@ -49,21 +52,21 @@ from .state import (
     ERR_STALLED,
     ERR_TWICE,
     IN_ACTIVE,
-    IN_ARRIVED,
-    IN_BLOCKED_CREDIT,
-    IN_BLOCKED_OUTPUT,
+    VI_ARRIVED,
+    VI_BLOCKED_CREDIT,
+    VI_BLOCKED_OUTPUT,
     IN_BOUND_FROM,
     IN_COUNT,
     IN_FIRST,
-    IN_FIRST_OUT,
-    IN_OCCUPANCY,
-    IN_OCCUPANCY_AT,
+    VI_FIRST_OUT,
+    VI_OCCUPANCY,
+    VI_OCCUPANCY_AT,
     IN_OUT,
     IN_OVC,
     IN_PEAK,
-    IN_REFUSED_AT,
+    VI_REFUSED_AT,
     IN_TEE,
-    IN_UPSTREAM,
+    VI_UPSTREAM,
     IN_WAIT_FOR,
     KEY_SPAN,
     ND_FAULT,
@@ -92,6 +95,7 @@ from .state import (
     PK_LINK_FLITS,
     PK_LOST_AT,
     PK_NEXT,
+    PK_NOTIFY,
     PK_READY,
     PK_SENT,
     PK_SOURCE,
@@ -120,11 +124,9 @@ from .state import (
     PR_VCS,
     PT_BUSY_UNTIL,
     PT_FLITS,
-    PT_GRANTED_AT,
     PT_IN_PTR,
     PT_LAST_PACKET,
     PT_OUT_PTR,
-    PT_WON_AT,
     ST_ACTIVE,
     ST_BIRTHS,
     ST_CORRUPTED,
@@ -159,16 +161,17 @@ from .state import (
 
 
 @kernel_part
-def _occupancy(machine, inputs, i, t):
+def _occupancy(machine, switch, i, t):
     """Bring input i's occupancy integral up to cycle t (before its flit count changes), if counters are kept."""
     if machine.params[PR_COUNTERS] != 0:
-        inputs[i, IN_OCCUPANCY] += inputs[i, IN_COUNT] * (t - inputs[i, IN_OCCUPANCY_AT])
-        inputs[i, IN_OCCUPANCY_AT] = t
+        switch.visits[i, VI_OCCUPANCY] += switch.inputs[i, IN_COUNT] * (t - switch.visits[i, VI_OCCUPANCY_AT])
+        switch.visits[i, VI_OCCUPANCY_AT] = t
 
 
 @kernel_part
-def _remove_oldest(machine, buffers, inputs, i, c):
-    _occupancy(machine, inputs, i, c)
+def _remove_oldest(machine, buffers, switch, i, c):
+    inputs = switch.inputs
+    _occupancy(machine, switch, i, c)
     slot = inputs[i, IN_FIRST]
     buffers.freed[i, slot] = c
     inputs[i, IN_FIRST] = (slot + 1) % machine.params[PR_DEPTH]
@@ -201,10 +204,10 @@ def _visit(machine, switch, packets, logs, i, out_port, out_vc, last_in, last_ou
         return
     inputs = switch.inputs
     pkt = inputs[i, CX_PKT]
-    first_out = inputs[i, IN_FIRST_OUT] if inputs[i, IN_FIRST_OUT] >= 0 else last_out
+    first_out = switch.visits[i, VI_FIRST_OUT] if switch.visits[i, VI_FIRST_OUT] >= 0 else last_out
     log_hop(logs, machine.params, packets.table[pkt, PK_UID], machine.input_node[i], _in_port(machine, i), out_port,
-            _input_vc(machine, i), out_vc, inputs[i, IN_ARRIVED], last_in, first_out, last_out, action,
-            inputs[i, IN_BLOCKED_OUTPUT], inputs[i, IN_BLOCKED_CREDIT], 0)
+            _input_vc(machine, i), out_vc, switch.visits[i, VI_ARRIVED], last_in, first_out, last_out, action,
+            switch.visits[i, VI_BLOCKED_OUTPUT], switch.visits[i, VI_BLOCKED_CREDIT], 0)
 
 
 @kernel_part
@@ -230,16 +233,16 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
     pkt = inputs[i, CX_PKT]
     table = packets.table
     tail_in = buffers.usable[i, inputs[i, IN_FIRST]]
-    _remove_oldest(machine, buffers, inputs, i, c)
+    _remove_oldest(machine, buffers, switch, i, c)
     _visit(machine, switch, packets, logs, i, -2, 0, tail_in, c, ACT_NACKED)
     made = table[pkt, PK_HOPS] - table[pkt, PK_HOPS_INHERITED]
     source = table[pkt, PK_SOURCE]
-    j = inputs[i, IN_UPSTREAM]
+    j = switch.visits[i, VI_UPSTREAM]
     while j >= 0:
-        _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], inputs[j, IN_ARRIVED],
-               inputs[j, IN_FIRST_OUT] + params[PR_FLIT_CYCLES], ACT_NACKED)
+        _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], switch.visits[j, VI_ARRIVED],
+               switch.visits[j, VI_FIRST_OUT] + params[PR_FLIT_CYCLES], ACT_NACKED)
         _abandon(machine, switch, packets, logs, j, c)
-        j = inputs[j, IN_UPSTREAM] if machine.injection[j] == 0 else -1
+        j = switch.visits[j, VI_UPSTREAM] if machine.injection[j] == 0 else -1
     table[pkt, PK_SENT] = 0
     table[pkt, PK_HOPS] = table[pkt, PK_HOPS_INHERITED]
     table[pkt, PK_WRAPPED] = 0
@@ -256,10 +259,10 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
     nodes[source, ND_QUEUE_HEAD] = pkt
     # the abandoned inputs take their next packets (the source's channels the nacked one, now first again)
     offer(machine, buffers, switch, packets, run, source)
-    j = inputs[i, IN_UPSTREAM]
+    j = switch.visits[i, VI_UPSTREAM]
     while j >= 0 and machine.injection[j] == 0:
         try_start(machine, buffers, switch, packets, run, j)
-        j = inputs[j, IN_UPSTREAM]
+        j = switch.visits[j, VI_UPSTREAM]
 
 
 @kernel_part
@@ -315,17 +318,17 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
             if taken == 1:
                 if op == isa.OP_TEE:
                     inputs[i, IN_TEE] = machine.ejection[i]
-                if inputs[i, IN_REFUSED_AT] >= 0:
-                    inputs[i, IN_BLOCKED_OUTPUT] += c - inputs[i, IN_REFUSED_AT]
-                    inputs[i, IN_REFUSED_AT] = -1
+                if switch.visits[i, VI_REFUSED_AT] >= 0:
+                    switch.visits[i, VI_BLOCKED_OUTPUT] += c - switch.visits[i, VI_REFUSED_AT]
+                    switch.visits[i, VI_REFUSED_AT] = -1
                 stats[ST_LAST_PROGRESS] = c
                 pc += 1
                 c += cycles
             else:
                 contend(packets, pkt, CONTENTION_RETRIED, machine.input_node[i], c)
                 if code[isa.CODE_TARGET, pc] == isa.RETRY:
-                    if inputs[i, IN_REFUSED_AT] < 0:
-                        inputs[i, IN_REFUSED_AT] = c
+                    if switch.visits[i, VI_REFUSED_AT] < 0:
+                        switch.visits[i, VI_REFUSED_AT] = c
                     c += 1
                 else:
                     pc = code[isa.CODE_TARGET, pc]
@@ -341,7 +344,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
                 _keep_header(switch, packets, params, i, pkt)
                 bind(switch, run, i, machine.ejection[i], machine.ejection[i] - params[PR_PORTS], c)
             elif op == isa.OP_ACK:
-                _remove_oldest(machine, buffers, inputs, i, c)
+                _remove_oldest(machine, buffers, switch, i, c)
                 made = packets.table[pkt, PK_HOPS] - packets.table[pkt, PK_HOPS_INHERITED]
                 packets.table[pkt, PK_ACKED] = c + made * params[PR_ACK_HOP]
             else:
@@ -400,10 +403,12 @@ def _candidate(machine, buffers, switch, packets, i, t):
     elif inputs[i, IN_COUNT] == 0 or buffers.usable[i, inputs[i, IN_FIRST]] > t:
         return WAITS
     base = node * (ports + params[PR_NP_CHANNELS])
-    for o in (output, inputs[i, IN_TEE]):
-        if o >= 0 and switch.ports[base + o, PT_BUSY_UNTIL] > t:
-            return HELD_OWN if switch.ports[base + o, PT_LAST_PACKET] == pkt else HELD_OUTPUT
-    if output < ports and machine.lost[node * ports + output] == 0:
+    if switch.ports[base + output, PT_BUSY_UNTIL] > t:
+        return HELD_OWN if switch.ports[base + output, PT_LAST_PACKET] == pkt else HELD_OUTPUT
+    tee = inputs[i, IN_TEE]
+    if tee >= 0 and switch.ports[base + tee, PT_BUSY_UNTIL] > t:
+        return HELD_OWN if switch.ports[base + tee, PT_LAST_PACKET] == pkt else HELD_OUTPUT
+    if output < ports and machine.downstream[node * ports + output] >= 0:
         d = machine.downstream[node * ports + output] + inputs[i, IN_OVC]
         count = inputs[d, IN_COUNT]
         depth = params[PR_DEPTH]
@@ -415,14 +420,14 @@ def _candidate(machine, buffers, switch, packets, i, t):
 
 
 @kernel_part
-def _held(machine, packets, inputs, i, status, t):
+def _held(machine, packets, switch, i, status, t):
     """Input i's packet waits this cycle for another packet (HELD_OUTPUT, HELD_CREDIT, or it lost the switch:
     CANDIDATE): counted on its hop, and marked."""
     if status == HELD_CREDIT:
-        inputs[i, IN_BLOCKED_CREDIT] += 1
+        switch.visits[i, VI_BLOCKED_CREDIT] += 1
     else:
-        inputs[i, IN_BLOCKED_OUTPUT] += 1
-    contend(packets, inputs[i, CX_PKT], CONTENTION_BLOCKED, machine.input_node[i], t)
+        switch.visits[i, VI_BLOCKED_OUTPUT] += 1
+    contend(packets, switch.inputs[i, CX_PKT], CONTENTION_BLOCKED, machine.input_node[i], t)
 
 
 @kernel_part
@@ -436,7 +441,7 @@ def _random(stats):
     return (x * 2685821657736338717) >> 33 & 0x7FFFFFFF
 
 
-@kernel_part
+@kernel_call
 def _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
     """Input i's flit went out through port o into a fault (a dead link, a crashed or dropping node beyond): it
     is swallowed. A lost probe takes its circuit down and the packet is dropped; a lost worm is dropped when its
@@ -460,8 +465,8 @@ def _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
                 ACT_DROPPED, 0, 0, reason)
         j = i
         while j >= 0:
-            upstream = inputs[j, IN_UPSTREAM] if machine.injection[j] == 0 else -1
-            _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], inputs[j, IN_ARRIVED],
+            upstream = switch.visits[j, VI_UPSTREAM] if machine.injection[j] == 0 else -1
+            _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], switch.visits[j, VI_ARRIVED],
                    t + params[PR_FLIT_CYCLES], ACT_INJECTED if machine.injection[j] != 0 else ACT_FORWARDED)
             _abandon(machine, switch, packets, logs, j, t)
             try_start(machine, buffers, switch, packets, run, j)
@@ -499,19 +504,19 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
     if injection:
         flit = table[pkt, PK_SENT]
         table[pkt, PK_SENT] += 1
-        tail_in = inputs[i, IN_ARRIVED]
+        tail_in = switch.visits[i, VI_ARRIVED]
     else:
         slot = inputs[i, IN_FIRST]
         flit = buffers.flit[i, slot]
         tail_in = buffers.usable[i, slot]
-        _remove_oldest(machine, buffers, inputs, i, t)
+        _remove_oldest(machine, buffers, switch, i, t)
         switch.ports[prow, PT_IN_PTR] = (machine.input_vc[i] + 1) % vcs
     stats[ST_GRANTS] += 1
     stats[ST_LAST_PROGRESS] = t
-    switch.ports[prow, PT_WON_AT] = t
     inputs[i, IN_WAIT_FOR] = -1
-    if inputs[i, IN_FIRST_OUT] < 0:
-        inputs[i, IN_FIRST_OUT] = t
+    # the first flit granted here is the head, or (a circuit's destination, whose ack consumed the probe) flit 1
+    if flit <= 1 and switch.visits[i, VI_FIRST_OUT] < 0:
+        switch.visits[i, VI_FIRST_OUT] = t
     last = flit == table[pkt, PK_FLITS] - 1
     for o in (output, tee):
         if o < 0:
@@ -521,7 +526,6 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         switch.ports[orow, PT_OUT_PTR] = (prow - base + 1) % span
         switch.ports[orow, PT_FLITS] += 1
         switch.ports[orow, PT_LAST_PACKET] = pkt
-        switch.ports[orow, PT_GRANTED_AT] = t
         if o < ports:
             table[pkt, PK_LINK_FLITS] += 1
             table[pkt, PK_LANDED_FLITS] += 1
@@ -534,17 +538,18 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
                         _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
                     table[pkt, PK_CORRUPT] = 1
                     stats[ST_CORRUPTED] += 1
-            if machine.lost[node * ports + o] != 0:
+            d = machine.downstream[node * ports + o]
+            if d < 0:  # a fault swallows what this port sends
                 if _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
                     return
                 continue
-            d = machine.downstream[node * ports + o] + inputs[i, IN_OVC]
+            d += inputs[i, IN_OVC]
             count = inputs[d, IN_COUNT]
             if count >= depth:
                 stats[ST_ERROR] = ERR_OVERFLOW
                 stats[ST_ERROR_INPUT] = d
                 return
-            _occupancy(machine, inputs, d, t)
+            _occupancy(machine, switch, d, t)
             slot = (inputs[d, IN_FIRST] + count) % depth
             buffers.packet[d, slot] = pkt
             buffers.flit[d, slot] = flit
@@ -555,7 +560,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
                 if count + 1 > stats[ST_PEAK]:
                     stats[ST_PEAK] = count + 1
             if flit == 0:
-                inputs[d, IN_UPSTREAM] = i
+                switch.visits[d, VI_UPSTREAM] = i
                 if count == 0:
                     try_start(machine, buffers, switch, packets, run, d)
         else:
@@ -572,8 +577,10 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
                         stats[ST_ERROR_INPUT] = i
                         return
                     table[pkt, PK_DELIVERED] = at
-                np_copy(machine, switch, packets, logs, run, processor, i, pkt, node, port, at, serial, row)
-                if o == output:
+                # NP events are rare beside flits: their code stays out of line, called only when asked for
+                if table[pkt, PK_NOTIFY] & NOTIFY_DELIVERED != 0:
+                    np_copy(machine, switch, packets, logs, run, processor, i, pkt, node, port, at, serial, row)
+                if o == output and table[pkt, PK_NOTIFY] & NOTIFY_ARRIVED != 0:
                     np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_ARRIVED,
                               table[pkt, PK_SOURCE], at)
     if last:
@@ -587,7 +594,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         out_port = output if output < ports else -1
         _visit(machine, switch, packets, logs, i, out_port, inputs[i, IN_OVC], tail_in, t + k, action)
         release_output(machine, switch, i)
-        if injection:
+        if injection and table[pkt, PK_NOTIFY] & NOTIFY_SENT != 0:
             np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_SENT, node, t + k)
         inputs[i, CX_TAIL_AT] = t
         if inputs[i, CX_STATE] == CX_WAIT_TAIL:
@@ -622,7 +629,7 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
         status = _candidate(machine, buffers, switch, packets, i, t)
         if status != CANDIDATE:
             if status >= HELD_OUTPUT:
-                _held(machine, packets, inputs, i, status, t)
+                _held(machine, packets, switch, i, status, t)
             continue
         prow = machine.input_row[i]
         rank = (machine.input_vc[i] - switch.ports[prow, PT_IN_PTR]) % vcs
@@ -633,9 +640,9 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
             in_choice[prow] = i
         elif rank < (machine.input_vc[held] - switch.ports[prow, PT_IN_PTR]) % vcs:
             in_choice[prow] = i
-            _held(machine, packets, inputs, held, CANDIDATE, t)
+            _held(machine, packets, switch, held, CANDIDATE, t)
         else:
-            _held(machine, packets, inputs, i, CANDIDATE, t)
+            _held(machine, packets, switch, i, CANDIDATE, t)
     stats[ST_ACTIVE] = kept
     # outputs pick in two rounds: every input asks its output (a teeing input its link); then a teeing input
     # that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of
@@ -670,15 +677,16 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
             continue
         if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_TEE]] != i:
             continue
+        in_choice[machine.input_row[i]] = -1  # granted: what is left in in_choice lost the switch
         _grant(machine, buffers, switch, packets, logs, run, processor, i, t)
         if stats[ST_ERROR] != 0:
             return
     for k in range(n_in):
         prow = run.touched_in[k]
         i = in_choice[prow]
-        in_choice[prow] = -1
-        if inputs[i, CX_PKT] >= 0 and switch.ports[prow, PT_WON_AT] != t:
-            _held(machine, packets, inputs, i, CANDIDATE, t)
+        if i >= 0:
+            in_choice[prow] = -1
+            _held(machine, packets, switch, i, CANDIDATE, t)
     for k in range(n_out):
         out_choice[run.touched_out[k]] = -1
 
@@ -825,7 +833,7 @@ def _signature():
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two, two, one, one, one, two, one, one, one, one, one, one, one, one, two),
-               Buffers(two, two, two, two), Switch(two, two, one, two, two), Packets(two, two, two),
+               Buffers(two, two, two, two), Switch(two, two, one, two, two, two), Packets(two, two, two),
                Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),

@@ -63,9 +63,9 @@ from ..records import (
     PL_UID,
 )
 from .state import (
-    IN_CORRUPT_AT,
-    IN_HOPS_AT,
-    IN_VALUE_AT,
+    VI_CORRUPT_AT,
+    VI_HOPS_AT,
+    VI_VALUE_AT,
     PK_CONTENDED_AT,
     PK_CONTENDED_KIND,
     PK_CONTENDED_NODE,
@@ -102,7 +102,6 @@ def log_copy(switch, packets, logs, params, i, p, v, port, t):
     and its row of the delivery log. What the copy carries (hops, value) is what the head brought to v."""
     stats = logs.stats
     pk = packets.table
-    inputs = switch.inputs
     dl = logs.deliveries
     d = stats[ST_DELIVERIES]
     stats[ST_DELIVERIES] = d + 1
@@ -113,7 +112,7 @@ def log_copy(switch, packets, logs, params, i, p, v, port, t):
     dl[DL_ORIGIN, d] = pk[p, PK_ORIGIN]
     dl[DL_NODE, d] = v
     dl[DL_TICK, d] = t
-    dl[DL_HOPS, d] = inputs[i, IN_HOPS_AT]
+    dl[DL_HOPS, d] = switch.visits[i, VI_HOPS_AT]
     dl[DL_CUTS, d] = 0
     dl[DL_STORES, d] = pk[p, PK_STORES]
     dl[DL_PORT, d] = port
@@ -123,8 +122,8 @@ def log_copy(switch, packets, logs, params, i, p, v, port, t):
     dl[DL_PARENT, d] = pk[p, PK_PARENT]
     dl[DL_CREATE, d] = pk[p, PK_CREATE]
     dl[DL_ROUTE, d] = pk[p, PK_ROUTE]
-    dl[DL_VALUE, d] = inputs[i, IN_VALUE_AT]
-    dl[DL_CORRUPT, d] = inputs[i, IN_CORRUPT_AT]
+    dl[DL_VALUE, d] = switch.visits[i, VI_VALUE_AT]
+    dl[DL_CORRUPT, d] = switch.visits[i, VI_CORRUPT_AT]
     dl[DL_CONTENTION, d] = pk[p, PK_CONTENTION]
     dl[DL_LENGTH, d] = pk[p, PK_LENGTH]
     for w in range(params[PR_HEADER_WORDS]):

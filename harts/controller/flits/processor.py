@@ -40,9 +40,6 @@ from ..records import (
     E_VALUE,
     FAULT_BOGUS,
     FAULT_CRASH,
-    NOTIFY_ARRIVED,
-    NOTIFY_DELIVERED,
-    NOTIFY_SENT,
     NP_UID_BASE,
     ROUTE_DESTINATION,
     ROUTE_SEGMENTS,
@@ -62,7 +59,6 @@ from ...np.program import (
     EVENT_DELIVERED,
     EVENT_FORGE,
     EVENT_INITIATE,
-    EVENT_SENT,
     EVENT_TIMER,
     S_ARGUMENT,
     S_DELAY,
@@ -187,14 +183,12 @@ def _post(switch, run, processor, e, v):
     wake(run, nodes, v, events[e, E_TICK])
 
 
-@kernel_part
+@kernel_call
 def np_copy(machine, switch, packets, logs, run, processor, i, p, v, port, t, serial, d):
-    """Node v's NP has a copy of packet p at cycle t (delivery-log row d): if the packet asks for it, an event
+    """Node v's NP has a copy of packet p at cycle t (delivery-log row d), and the packet asks for it: an event
     for the procedure, with the header the copy's input saw."""
     pk = packets.table
     params = machine.params
-    if pk[p, PK_NOTIFY] & NOTIFY_DELIVERED == 0:
-        return
     events = processor.events
     e = _new_event(events, logs.stats, EVENT_DELIVERED, v, t)
     events[e, E_PORT] = port
@@ -216,14 +210,11 @@ def np_copy(machine, switch, packets, logs, run, processor, i, p, v, port, t, se
     _post(switch, run, processor, e, v)
 
 
-@kernel_part
+@kernel_call
 def np_notice(machine, switch, packets, logs, run, processor, p, kind, v, t):
     """Packet p, sent by node v's NP, has left v (EVENT_SENT) or is in its destination's NP (EVENT_ARRIVED) at
-    cycle t: tell the NP if it asked."""
+    cycle t, and its NP asked to hear it: an event for the procedure."""
     pk = packets.table
-    want = NOTIFY_SENT if kind == EVENT_SENT else NOTIFY_ARRIVED
-    if pk[p, PK_NOTIFY] & want == 0:
-        return
     events = processor.events
     e = _new_event(events, logs.stats, kind, v, t)
     events[e, E_DIRECTION] = pk[p, PK_DIR]

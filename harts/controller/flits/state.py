@@ -33,22 +33,26 @@ CX_PKT = 11  # the packet record it handles, -1
 CX_FREE_FROM = 12  # cycle from which an idle context can start on the next packet
 CX_TAIL_AT = 13  # cycle the current packet's last flit was granted here, -1 before
 IN_TEE = 14  # the ejection output a teed input also sends every flit to (P + c), -1 when not teeing
-IN_UPSTREAM = 15  # the input whose grant brought the current packet's head here, -1 for an injection input
-IN_ARRIVED = 16  # cycle the current packet's head was usable here (injection: ready to leave the NP)
-IN_HOPS_AT = 17  # links the head had crossed when it got here
-IN_VALUE_AT = 18  # its payload value when its head got here (an altering node downstream changes it later)
-IN_CORRUPT_AT = 19  # whether its payload was damaged when its head got here
-IN_FIRST_OUT = 20  # cycle its head flit was granted here, -1 before
-IN_REFUSED_AT = 21  # cycle a forward of it was first refused here (no free VC), -1
-IN_BLOCKED_OUTPUT = 22  # cycles it waited here for a VC, a link held by another packet, or the switch
-IN_BLOCKED_CREDIT = 23  # cycles a flit of it waited here for a slot another packet's flit held downstream
-IN_OCCUPANCY = 24  # flit-cycles held (IN_COUNT summed over cycles, when counters are kept)
-IN_OCCUPANCY_AT = 25  # cycle IN_OCCUPANCY was last brought up to date
-IN_ROWS = 26
+IN_ROWS = 15
 
 CX_IDLE = 0
 CX_RUN = 1
 CX_WAIT_TAIL = 2
+
+# ---- visits: per input, what the hop record and the contention certificate need of the packet it handles --------
+# (apart from the input rows, which the allocator reads every cycle, so that those stay two cache lines)
+VI_UPSTREAM = 0  # the input whose grant brought the current packet's head here, -1 for an injection input
+VI_ARRIVED = 1  # cycle the current packet's head was usable here (injection: ready to leave the NP)
+VI_HOPS_AT = 2  # links the head had crossed when it got here
+VI_VALUE_AT = 3  # its payload value when its head got here (an altering node downstream changes it later)
+VI_CORRUPT_AT = 4  # whether its payload was damaged when its head got here
+VI_FIRST_OUT = 5  # cycle its first flit was granted here, -1 before
+VI_REFUSED_AT = 6  # cycle a forward of it was first refused here (no free VC), -1
+VI_BLOCKED_OUTPUT = 7  # cycles it waited here for a VC, a link held by another packet, or the switch
+VI_BLOCKED_CREDIT = 8  # cycles a flit of it waited here for a slot another packet's flit held downstream
+VI_OCCUPANCY = 9  # flit-cycles held (IN_COUNT summed over cycles, when counters are kept)
+VI_OCCUPANCY_AT = 10  # cycle VI_OCCUPANCY was last brought up to date
+VI_ROWS = 11
 
 # ---- physical ports: one row per node and physical input/output j in 0..P+C-1 -----------------------------------
 PT_BUSY_UNTIL = 0  # output j: its link (or the ejection bus) is free from this cycle
@@ -56,9 +60,7 @@ PT_OUT_PTR = 1  # output j: round-robin pointer over physical inputs
 PT_IN_PTR = 2  # input j: round-robin pointer over its VCs
 PT_FLITS = 3  # output j: flits sent through it
 PT_LAST_PACKET = 4  # output j: the packet record of the last flit granted through it
-PT_GRANTED_AT = 5  # output j: the cycle of that grant
-PT_WON_AT = 6  # input j: the cycle a flit of it was last granted
-PT_ROWS = 7
+PT_ROWS = 5
 
 # ---- nodes: the network processor ------------------------------------------------------------------------------
 ND_QUEUE_HEAD = 0  # packets its NP made that no injection channel has taken yet, oldest first, -1 empty
@@ -71,39 +73,40 @@ ND_FAULT = 6  # records.FAULT_*
 ND_ROWS = 7
 
 # ---- packet records: a pool, recycled once the last holder lets go -----------------------------------------------
-PK_UID = 0
-PK_ORIGIN = 1  # uid of the traffic record it descends from
-PK_SOURCE = 2  # node whose NP sent it
-PK_DEST = 3  # destination node (routed by destination; for segments, where the route ends)
-PK_FLITS = 4  # flits it sends: M data flits, plus the probe in circuit switching
-PK_LENGTH = 5  # M, its data flits
-PK_ROUTE = 6  # records.ROUTE_DESTINATION (route offsets) or ROUTE_SEGMENTS (the header's segments)
-PK_NOTIFY = 7  # records.NOTIFY_* bits
-PK_PARENT = 8  # serial of the delivery whose NP event sent it, -1
-PK_CREATE = 9  # cycle the NP made it (its procedure ran; a traffic unicast: its creation)
-PK_READY = 10  # cycle it may leave its NP's queue (in it + n_s, or after a nack)
-PK_NEXT = 11  # next record in its NP queue, or in the free list
-PK_SENT = 12  # flits granted at the source
-PK_EJECTED = 13  # data flits granted to ejection channels (every copy's)
-PK_DELIVERED = 14  # cycle the destination's NP has it, -1 before
-PK_WRAPPED = 15  # bit a: it has taken the wrap-around link of axis a
-PK_ACKED = 16  # circuit: cycle the acknowledgment reaches the source (NEVER before)
-PK_HOPS = 17  # links its head has crossed (with those of the copy it was sent from)
-PK_ATTEMPTS = 18  # circuit: probes sent
-PK_COPIES = 19  # copies of it the NPs got (tees and its delivery)
-PK_HOLDERS = 20  # contexts working on it, plus one while any flit of it is still to be consumed
-PK_VALUE = 21  # the payload's value
-PK_CORRUPT = 22  # 1: the payload was damaged on a link
-PK_DROPPED = 23  # records.DROP_* if a fault swallowed it, else 0
-PK_CONTENTION = 24  # records.CONTENTION_* bits (with those of the copy it was sent from)
-PK_CONTENDED_AT = 25  # cycle it first waited itself, -1
-PK_CONTENDED_NODE = 26
-PK_CONTENDED_KIND = 27
-PK_FORGED = 28
-PK_HOPS_INHERITED = 29
-PK_STORES = 30  # NP restarts: re-sends by NPs along its ancestry
-PK_LINK_FLITS = 31  # flits it put on links (each hop's)
-PK_LANDED_FLITS = 32  # ... taken in at the far end, or swallowed by the fault there
+PK_FLITS = 0  # flits it sends: M data flits, plus the probe in circuit switching
+PK_SENT = 1  # flits granted at the source
+PK_READY = 2  # cycle it may leave its NP's queue (in it + n_s, or after a nack)
+PK_ACKED = 3  # circuit: cycle the acknowledgment reaches the source (NEVER before)
+PK_HOPS = 4  # links its head has crossed (with those of the copy it was sent from)
+PK_WRAPPED = 5  # bit a: it has taken the wrap-around link of axis a
+PK_LINK_FLITS = 6  # flits it put on links (each hop's)
+PK_LANDED_FLITS = 7  # ... taken in at the far end, or swallowed by the fault there
+# (the eight above are read or written as its flits move: one cache line)
+PK_UID = 8
+PK_ORIGIN = 9  # uid of the traffic record it descends from
+PK_SOURCE = 10  # node whose NP sent it
+PK_DEST = 11  # destination node (routed by destination; for segments, where the route ends)
+PK_LENGTH = 12  # M, its data flits
+PK_ROUTE = 13  # records.ROUTE_DESTINATION (route offsets) or ROUTE_SEGMENTS (the header's segments)
+PK_NOTIFY = 14  # records.NOTIFY_* bits
+PK_PARENT = 15  # serial of the delivery whose NP event sent it, -1
+PK_CREATE = 16  # cycle the NP made it (its procedure ran; a traffic unicast: its creation)
+PK_NEXT = 17  # next record in its NP queue, or in the free list
+PK_EJECTED = 18  # data flits granted to ejection channels (every copy's)
+PK_DELIVERED = 19  # cycle the destination's NP has it, -1 before
+PK_ATTEMPTS = 20  # circuit: probes sent
+PK_COPIES = 21  # copies of it the NPs got (tees and its delivery)
+PK_HOLDERS = 22  # contexts working on it, plus one while any flit of it is still to be consumed
+PK_VALUE = 23  # the payload's value
+PK_CORRUPT = 24  # 1: the payload was damaged on a link
+PK_DROPPED = 25  # records.DROP_* if a fault swallowed it, else 0
+PK_CONTENTION = 26  # records.CONTENTION_* bits (with those of the copy it was sent from)
+PK_CONTENDED_AT = 27  # cycle it first waited itself, -1
+PK_CONTENDED_NODE = 28
+PK_CONTENDED_KIND = 29
+PK_FORGED = 30
+PK_HOPS_INHERITED = 31
+PK_STORES = 32  # NP restarts: re-sends by NPs along its ancestry
 PK_DIR = 33  # the port of its last hop (its first port while it has not left)
 PK_RELEASED = 34  # the latest cycle a holder let go
 PK_LOST_AT = 35  # cycle its head was swallowed by a fault, -1
@@ -205,14 +208,15 @@ PR_ROWS = 32
 # Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
 # table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it
 # delivers through; downstream[node * P + port]: the first input VC its link feeds (add the VC), -1 without
-# a link; lost[node * P + port]: records.DROP_* if what it sends is swallowed by a fault (a dead link, a
-# crashed or dropping node at the far end), else 0.
+# a link or when a fault swallows what it sends; lost[node * P + port]: records.DROP_* of that fault (a dead
+# link, a crashed or dropping node at the far end), else 0.
 Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
                                  "port_axis", "wraps", "input_node", "input_row", "input_vc", "injection",
                                  "ejection", "downstream", "lost", "shape", "offset_table"])
 Buffers = namedtuple("Buffers", ["packet", "flit", "usable", "freed"])  # [input, slot]
-# owner[output VC]: owning input, -1 free; regs[input]: the header a deliver or tee saw there (for its copy)
-Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs"])
+# owner[output VC]: owning input, -1 free; regs[input]: the header a deliver or tee saw there (for its copy);
+# visits[input]: VI_* of the packet it handles
+Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "visits"])
 # table[record]; header and origin_header[record, word]: the route words (and the NP program's fields) as they
 # are now, and as the NP sent them (a nacked probe starts again from these)
 Packets = namedtuple("Packets", ["table", "header", "origin_header"])
