@@ -120,17 +120,6 @@ def _broadcast_config(args):
     return config
 
 
-def _check_length(config, args) -> None:
-    """--length of a command that broadcasts: a packet must hold its header and fit in a BMU."""
-    header, capacity = config["timing.header_bytes"], config["bmu.capacity_bytes"]
-    if args.length < header:
-        raise InputError(f"harts {args.command}: --length must be at least the header ({header} bytes), "
-                         f"got {args.length}")
-    if args.length > capacity:
-        raise InputError(f"harts {args.command}: --length must be at most bmu.capacity_bytes ({capacity}): every "
-                         f"packet must fit in a BMU, which stores it whenever it cannot cut through; got {args.length}")
-
-
 def cmd_run(args) -> int:
     from .machine.config import load_config
     from .machine.simulation import Simulation
@@ -139,14 +128,7 @@ def cmd_run(args) -> int:
     result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False, hops=traced,
                                     counters=args.link_map is not None)
     data = result.summary()
-    if args.link_map:
-        from .tools.link_map import draw_link_map
-        draw_link_map(result, args.link_map)
-        data["link_map"] = args.link_map
-    if traced:
-        from .tools.packet_trace import write_packet_trace
-        write_packet_trace(result, args.packet_trace)
-        data["packet_trace"] = args.packet_trace
+    _tools(result, args, data)
     _print(data, args.json)
     return 0
 
@@ -201,86 +183,38 @@ def cmd_bench(args) -> int:
 
 
 def cmd_broadcast(args) -> int:
-    from .broadcasts.table import BROADCASTS, check_broadcast
-    paper = BROADCASTS[args.algorithm].paper
-    if paper != "000" and args.size is not None:
+    from .broadcasts.runner import run_broadcast
+    from .broadcasts.table import BROADCASTS
+    if BROADCASTS[args.algorithm].paper != "000" and args.size is not None:
         raise InputError(f"harts broadcast: --size picks a hexagonal mesh for paper 000; {args.algorithm} runs on "
                          f"the config's network (--config)")
-    if paper != "004" and (args.packets is not None or args.variant is not None):
-        raise InputError(f"harts broadcast: --packets and --variant are for tiling, dc and htree, not {args.algorithm}")
-    if args.partition is not None and args.algorithm != "pcp":
-        raise InputError(f"harts broadcast: --partition is PCP's choice of sides, not {args.algorithm}'s")
     config = _broadcast_config(args)
-    check_broadcast(config, args.algorithm)
-    if paper == "004":
-        return _torus_broadcast(args, config)
-    if paper != "000":
-        return _plan_broadcast(args, config)
-    from .broadcasts.kandlur_shin import run_broadcast
-    from .network import node_count
-    n_nodes = node_count(config.topology_spec)
-    if not 0 <= args.source < n_nodes:
-        raise InputError(f"harts broadcast: --source must be a node of E-{config.topology_spec['size']} "
-                         f"(0..{n_nodes - 1}), got {args.source}")
-    args.length = 64 if args.length is None else args.length
-    _check_length(config, args)
-    run = run_broadcast(config, args.algorithm, source=args.source, length=args.length,
-                        progress=sys.stderr.isatty())
-    data = run.summary()
+    traced = args.packet_trace is not None
+    outcome = run_broadcast(config, args.algorithm, args.source, args.length, args.packets, args.variant,
+                            args.partition, hops=traced, counters=args.link_map is not None,
+                            progress=sys.stderr.isatty())
+    data = outcome.summary()
     if args.plot:
         from .tools.plot import plot_broadcast
-        plot_broadcast(run, args.plot)
+        plot_broadcast(outcome.run, args.plot)
         data["plot"] = args.plot
+    _tools(outcome.result, args, data)
     if args.json:
-        data["copies"] = [{"node": c.node, "arrival_cycles": float(c.arrival), "path": list(c.path),
-                                "transmissions": c.transmissions, "cut_throughs": c.cut_throughs,
-                                "marked": c.marked, "contention_free": c.contention == 0}
-                               for c in sorted(run.copies, key=lambda c: (c.arrival, c.node))]
+        data.update(outcome.listing())
     _print(data, args.json)
     return 0
 
 
-def _plan_broadcast(args, config) -> int:
-    """Papers 002 and 003 on the flit-level wormhole controller: the config names the network."""
-    from .network.build import build_topology
-    from .broadcasts.plans import make_plan, run_plan
-    plan = make_plan(build_topology(config.topology_spec), args.algorithm, args.source, args.partition)
-    run = run_plan(config, plan, 100 if args.length is None else args.length)
-    data = run.summary()
-    if args.plot:
-        from .tools.plot import plot_plan_broadcast
-        plot_plan_broadcast(run, args.plot)
-        data["plot"] = args.plot
-    if args.json:
-        data["copies"] = [{"node": c.node, "piece": c.piece, "step": c.step, "arrival_cycles": c.arrival,
-                           "sender": c.sender, "path": list(c.path)}
-                          for c in sorted(run.copies, key=lambda c: (c.arrival, c.node, c.piece))]
-    _print(data, args.json)
-    return 0
-
-
-def _torus_broadcast(args, config) -> int:
-    """Paper 004 on the flit-level circuit-switched controller: the config names the torus."""
-    from .network import node_count
-    from .broadcasts.torus import DEFAULT_LENGTH, run_torus_broadcast
-    if args.source >= node_count(config.topology_spec):
-        raise InputError(f"harts broadcast: --source must be a node of the config's network "
-                         f"(0..{node_count(config.topology_spec) - 1}), got {args.source}")
-    broadcast = run_torus_broadcast(config, args.algorithm, args.source,
-                                    DEFAULT_LENGTH if args.length is None else args.length,
-                                    packets=args.packets, variant=args.variant)
-    data = broadcast.summary()
-    if args.plot:
-        from .tools.plot import plot_torus_broadcast
-        plot_torus_broadcast(broadcast, args.plot)
-        data["plot"] = args.plot
-    if args.json:
-        data["sends"] = [{"sender": s.sender, "destination": s.destination, "piece": s.piece, "phase": step,
-                          "created_cycles": created, "delivered_cycles": delivered, "hops": hops}
-                         for s, step, (created, delivered, hops) in
-                         zip(broadcast.run.plan.sends, broadcast.steps, broadcast.sends)]
-    _print(data, args.json)
-    return 0
+def _tools(result, args, data: dict) -> None:
+    """--link-map and --packet-trace of a run, written and named in its summary."""
+    if args.link_map:
+        from .tools.link_map import draw_link_map
+        draw_link_map(result, args.link_map)
+        data["link_map"] = args.link_map
+    if args.packet_trace is not None:
+        from .tools.packet_trace import write_packet_trace
+        write_packet_trace(result, args.packet_trace)
+        data["packet_trace"] = args.packet_trace
 
 
 def _interrupted(args) -> int:
@@ -493,7 +427,9 @@ def cmd_faults(args) -> int:
     kind, count = ("crash", args.crash) if args.crash is not None else ("byzantine", args.byzantine)
     if any(BROADCASTS[name].faults == REACHED for name in algorithms):  # no config fits both kinds of report
         return _reached_tolerance(args, config, algorithms, kind, count)
-    _check_length(config, args)
+    from .broadcasts.runner import check_packet_length
+    args.length = 64 if args.length is None else args.length
+    check_packet_length(config, args.length)
     n_nodes = node_count(config.topology_spec)
     if count > n_nodes - 2:
         raise InputError(f"harts faults: at most {n_nodes - 2} faulty nodes fit E-{config.topology_spec['size']} "
@@ -517,10 +453,29 @@ def cmd_faults(args) -> int:
 
 def _reached_tolerance(args, config, algorithms: list[str], kind: str, count: int) -> int:
     """`harts faults` for the broadcasts whose papers claim no fault tolerance (papers 002-004, on the
-    flit-level controller): per fault count, the share of non-faulty nodes the message reached. The
-    flit-level kernel takes no faults yet; they will run here."""
-    raise InputError(f"harts faults: faults on the flit-level controller ({', '.join(algorithms)}) are not "
-                     f"modelled yet")
+    flit-level controller): per fault count, the share of non-faulty nodes the message reached whole and
+    unaltered."""
+    from .faults.tolerance import plot_tolerance, reached_tolerance
+    from .network import build_topology
+    topology = build_topology(config.topology_spec)
+    if count > topology.n_nodes - 2:
+        raise InputError(f"harts faults: at most {topology.n_nodes - 2} faulty nodes fit {topology.name} besides the "
+                         f"source and one receiver, got {count}")
+    rows = []
+    for name in algorithms:
+        rows += reached_tolerance(config, name, kind, count, args.trials, args.length, behaviour=args.behaviour,
+                                  seed=args.seed)
+    if args.plot:
+        plot_tolerance(rows, args.plot)
+    if args.json:
+        print(json.dumps({"topology": topology.name, "kind": kind, "behaviour": args.behaviour, "report": "reached",
+                          "rows": [r.as_dict() for r in rows]}, indent=2))
+        return 0
+    print(f"{topology.name}, {kind} faults" + (f" ({args.behaviour})" if kind == "byzantine" else "")
+          + f", {args.trials} random fault sets per count (never the source): the share of non-faulty nodes the "
+          f"message reached whole and unaltered")
+    _print_tolerance(rows, "reached nodes")
+    return 0
 
 
 def _print_tolerance(rows, correct: str) -> None:
@@ -641,6 +596,10 @@ def build_parser() -> argparse.ArgumentParser:
     bcast.add_argument("--json", action="store_true", help="also list every copy: node, arrival, path")
     bcast.add_argument("--plot", type=_plot_file, metavar="FILE.png",
                        help="draw the broadcast tree on the network (tiling, dc, htree: one panel per phase)")
+    bcast.add_argument("--link-map", type=_plot_file, metavar="FILE.png",
+                       help="draw every link coloured by its utilisation and every node by what fills first in it")
+    bcast.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
+                       help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
     bcast.set_defaults(func=cmd_broadcast)
 
     faults = sub.add_parser("faults", help="what a broadcast tolerates: random crashed or Byzantine nodes, and "
@@ -658,7 +617,9 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--rule", choices=["majority", "first-valid"], help="reception rule (default: config)")
     faults.add_argument("--trials", type=_int_from(1, "positive", MAX_TRIALS), default=100,
                         help="random fault sets per count")
-    faults.add_argument("--length", type=_positive_int, default=64)
+    faults.add_argument("--length", type=_positive_int,
+                        help="message length: bytes for paper 000's algorithms (default 64), flits for the others "
+                             "(default 100)")
     faults.add_argument("--seed", type=_non_negative_int, default=1)
     faults.add_argument("--config", help="YAML config (background traffic, reception deadline, ...)")
     faults.add_argument("--json", action="store_true")

@@ -25,10 +25,12 @@ PAPER_000 = ("sbcast", "2bcast", "3bcast", "4bcast", "5bcast", "6bcast", "sfbcas
 HEX_CONFIGS = ("default.yaml", "explicit_e5.yaml", "store_and_forward_e9.yaml", "uniform_e9.yaml")
 # By hand from each config's topology, microcode and flow.np_channels against the papers' networks: the only
 # pairs that fit. mesh_8x8, mesh_hypercube_9x8 and torus_8x8 run the cut-through HARTS microprogram;
-# wormhole_torus_8x8 routes by dimension order only; circuit_mesh_8x8 and hypercube_q6 are no paper's network.
+# wormhole_torus_8x8 routes by dimension order only, which RD's unicasts need and nothing else;
+# circuit_mesh_8x8 and hypercube_q6 are no paper's network.
 FITS = {
     *{(name, config) for name in PAPER_000 for config in HEX_CONFIGS},
     *{(name, "t3d_mesh_8x8.yaml") for name in ("pcp", "rd", "edn", "npd")},  # 8x8 = 2^3 x 2^3
+    ("rd", "wormhole_torus_8x8.yaml"),
     ("mh", "t3d_mesh_hypercube_9x8.yaml"),
     ("tiling", "circuit_torus_25x25.yaml"),  # 25 = 5^2
     ("dc", "circuit_torus_16x16.yaml"),  # 16 = 2^4
@@ -84,9 +86,9 @@ def test_every_shipped_pair_is_run_or_refused_in_one_line_before_anything_is_bui
                              "in the header (microcode: cpr) and needs all-port NPs"),
     ("pcp", "mesh_8x8.yaml", "the config's microprogram 'harts' switches by cut-through and its flow.np_channels is "
                              "1 of 4 ports: set microcode: cpr and flow.np_channels: 0, as configs/t3d_mesh_8x8.yaml"),
-    ("mh", "mesh_hypercube_9x8.yaml", "set microcode: cpr and flow.np_channels: 0, as "
+    ("mh", "mesh_hypercube_9x8.yaml", "set microcode: wormhole and flow.np_channels: 0, as "
                                       "configs/t3d_mesh_hypercube_9x8.yaml does"),
-    ("rd", "mesh_8x8.yaml", "'harts' switches by cut-through: set microcode: cpr, as"),  # RD: any NP ports
+    ("rd", "mesh_8x8.yaml", "'harts' switches by cut-through: set microcode: wormhole, as"),  # RD: any NP ports
     ("dc", "wormhole_torus_8x8.yaml", "'wormhole' switches by wormhole and its flow.np_channels is 1 of 4"),
     ("dc", "torus_8x8.yaml", "'harts' switches by cut-through and its flow.np_channels is 1 of 4"),
     ("6bcast", "torus_8x8.yaml", "6bcast runs on a hexagonal mesh E-n (n >= 3), not on torus 8x8: use --size N, "
@@ -158,7 +160,8 @@ NETWORKS = [mesh(2, 2), mesh(4, 4), mesh(5, 4), mesh(8, 4), mesh(6, 6), mesh(8, 
 # By hand, from the papers' definitions (and our EDN/NP-D reconstructions' 4 x 4 blocks)
 DEFINED = {
     "pcp": {"mesh 2x2", "mesh 4x4", "mesh 5x4", "mesh 8x4", "mesh 6x6", "mesh 8x8", "mesh 16x16"},
-    "rd": {"mesh 2x2", "mesh 4x4", "mesh 8x4", "mesh 8x8", "mesh 16x16"},
+    "rd": {"mesh 2x2", "mesh 4x4", "mesh 8x4", "mesh 8x8", "mesh 16x16", "torus 4x4", "torus 8x8", "torus 8x4",
+           "torus 16x16"},
     "edn": {"mesh 4x4", "mesh 8x8", "mesh 16x16"},
     "npd": {"mesh 8x8", "mesh 16x16"},
     "mh": {"MH(1,4)", "MH(3,4)", "MH(9,8)", "MH(4,16)"},
@@ -222,9 +225,9 @@ def test_end_to_end_a_fitting_pair_runs_and_a_misfit_is_refused():
                               "configs/mesh_8x8.yaml"], capture_output=True, text=True, cwd=REPO)
     assert refused.returncode == 2 and refused.stdout == "" and "Traceback" not in refused.stderr
     assert refused.stderr.splitlines() == [
-        "harts: error: configs/mesh_8x8.yaml: rd runs on a 2-D mesh whose sides are powers of two by wormhole "
-        "switching with a microprogram that follows routes in the header (microcode: cpr); the config's microprogram "
-        "'harts' switches by cut-through: set microcode: cpr, as configs/t3d_mesh_8x8.yaml does"]
+        "harts: error: configs/mesh_8x8.yaml: rd runs on a 2-D mesh or torus whose sides are powers of two by "
+        "wormhole switching with a microprogram that routes by destination (microcode: wormhole); the config's "
+        "microprogram 'harts' switches by cut-through: set microcode: wormhole, as configs/t3d_mesh_8x8.yaml does"]
 
 
 # harts faults takes the same table

@@ -144,16 +144,19 @@ def make_plan(topology, algorithm: str, source: int, partition: str | None = Non
 
 
 def run_plan(config: Config, plan: SendPlan, length: int, at_cycle: int | None = None, progress: bool = False,
-             faults=None) -> PlanRun:
+             faults=None, counters: bool = False) -> PlanRun:
     """Run the plan over the config's own traffic (if any), starting at run.warmup_cycles unless `at_cycle` says
-    otherwise, by the switching of the config's microprogram (which must follow routes in the header); hold
-    its copies against the plan's. `faults` replaces the config's for this run."""
+    otherwise, by the switching of the config's microprogram (which must follow routes in the header if the
+    plan's sends have any); hold its copies against the plan's. `faults` replaces the config's for this run;
+    `counters` keeps what the link map draws."""
     flits = -(-length // plan.pieces)
     probe = Simulation(config)
-    if probe.kernel != "flit" or not probe.microprogram.segments:
-        raise InputError(f"{plan.algorithm} runs on a flit-level microprogram that follows routes in the header "
-                         f"(microcode cpr or circuit); {config['microcode']!r} switches by {probe.switching}"
-                         + ("" if probe.microprogram.segments else " and declares no header segments"))
+    routed = any(send.segments for send in plan.sends)
+    if probe.kernel != "flit" or (routed and not probe.microprogram.segments):
+        raise InputError(f"{plan.algorithm} runs on a flit-level microprogram" + (
+                         " that follows routes in the header (microcode cpr or circuit)" if routed else "")
+                         + f"; {config['microcode']!r} switches by {probe.switching}"
+                         + ("" if probe.kernel != "flit" else " and declares no header segments"))
     if probe.topology.name != plan.topology.name:
         raise InputError(f"the plan is for {plan.topology.name}, the config's network is {probe.topology.name}")
     length_bytes = flits * config["flow.flit_bytes"]
@@ -165,7 +168,7 @@ def run_plan(config: Config, plan: SendPlan, length: int, at_cycle: int | None =
     start = config["run.warmup_cycles"] if at_cycle is None else at_cycle
     background = build_traffic(config, simulation.topology)
     traffic = Traffic.concatenate([start_traffic(plan.sends, [start] * len(plan.sends)), *background.chunks()])
-    result = simulation.run(traffic, progress=progress, faults=faults, hops=True)
+    result = simulation.run(traffic, progress=progress, faults=faults, hops=True, counters=counters)
     faulty = result.faults.any()
     copies, sends = _copies(plan, result, start, complete=not faulty)
     return PlanRun(plan, length, start, copies, sends, result, int((traffic.kind == R.TRAFFIC_UNICAST).sum()))
@@ -180,12 +183,20 @@ def _copies(plan: SendPlan, result: Result, start: int, complete: bool) -> tuple
     send_of_copy = result.header("send")[own]
     uid_of_send = {int(s): int(u) for s, u in zip(send_of_copy, dl[R.DL_UID, own])}
     hops = result.hops
-    for k, uid in uid_of_send.items():
-        planned = route_copies(topology, plan.sends[k])[-1][1]
-        walked = tuple(hops.path(uid))
-        reached = walked[: len(planned)] if not complete else walked
-        if reached != planned[: len(reached)] or (complete and walked != planned):
-            raise SimulationError(f"{plan.algorithm}: send {k} went {walked}, its plan says {planned}")
+    walked = {k: tuple(hops.path(uid)) for k, uid in uid_of_send.items()}
+    for k, route in walked.items():
+        send = plan.sends[k]
+        if send.segments:
+            # a route in the header is the plan's: the run must have followed it (up to a fault)
+            planned = route_copies(topology, send)[-1][1]
+            wrong = route != planned[: len(route)] or (complete and route != planned)
+        else:
+            # a route by destination is the microprogram's: any shortest one (the torus's ties go either way)
+            left = topology.distance(np.asarray(route), np.full(len(route), send.destination))
+            wrong = route[0] != send.sender or bool((np.diff(left) != -1).any()) or (complete and left[-1] != 0)
+            planned = "a shortest path to " + str(send.destination)
+        if wrong:
+            raise SimulationError(f"{plan.algorithm}: send {k} went {route}, its plan says {planned}")
     steps = send_steps(plan)
     ran = sorted(((int(s), int(v), int(t)) for s, v, t in zip(send_of_copy, dl[R.DL_NODE, own], dl[R.DL_TICK, own])),
                  key=lambda c: (c[2], c[0], c[1]))
@@ -198,7 +209,6 @@ def _copies(plan: SendPlan, result: Result, start: int, complete: bool) -> tuple
                               f"{sum(extra.values())} extra (e.g. {next(iter(extra), None)}), "
                               f"{sum(missing.values())} missing (e.g. {next(iter(missing), None)}) "
                               f"as (send, node, step)")
-    prefix = {(c.send, c.node): c.path for c in planned_copies}
     full: dict[tuple[int, int], tuple[int, ...]] = {}
     copies = []
     for s, v, t in ran:
@@ -206,7 +216,8 @@ def _copies(plan: SendPlan, result: Result, start: int, complete: bool) -> tuple
         before = (plan.source,) if send.trigger != TRIGGER_COPY else full[(send.parent, send.sender)]
         if send.trigger in OWN_SEND:
             before = _holding_path(plan, s, full)
-        full[(s, v)] = before + prefix[(s, v)][1:]
+        route = walked[s]
+        full[(s, v)] = before + route[1: route.index(v) + 1]
         copies.append(PlanCopy(s, v, send.piece, steps[s], t - start, send.sender, full[(s, v)]))
     pl = result.packets
     column = {int(u): c for c, u in enumerate(pl[R.PL_UID])}

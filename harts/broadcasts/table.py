@@ -72,6 +72,8 @@ def _follows_header_routes(program: Microprogram) -> bool:
 RELAY = Switching(isa.SWITCHING_CUT_THROUGH, "relays send_packet worms",
                   "does not relay send_packet worms (no branch on route == direction, or no 'distance' field)",
                   "harts", _relays_worms)
+WORMHOLE = Switching(isa.SWITCHING_WORMHOLE, "routes by destination", "does not route by destination",
+                     "wormhole", lambda program: True)
 WORMHOLE_ROUTES = Switching(isa.SWITCHING_WORMHOLE, "follows routes in the header",
                             "follows no route in the header (no header segments)", "cpr", _follows_header_routes)
 CIRCUIT_ROUTES = Switching(isa.SWITCHING_CIRCUIT, "follows routes in the header",
@@ -109,13 +111,13 @@ BROADCASTS: dict[str, Broadcast] = {
     "pcp": Broadcast("pcp", "002", coded_path.TOPOLOGY, coded_path.require_topology, WORMHOLE_ROUTES, True,
                      REACHED, T3D_MESH),
     "rd": Broadcast("rd", "002", recursive_doubling.TOPOLOGY, recursive_doubling.require_topology,
-                    WORMHOLE_ROUTES, False, REACHED, T3D_MESH),  # Barnett et al.'s one-port algorithm
+                    WORMHOLE, False, REACHED, T3D_MESH),  # Barnett et al.'s one-port algorithm, unicasts only
     "edn": Broadcast("edn", "002", dominating_nodes.TOPOLOGY, dominating_nodes.order_of, WORMHOLE_ROUTES, True,
                      REACHED, T3D_MESH),
     "npd": Broadcast("npd", "002", network_partitioning.TOPOLOGY, network_partitioning.order_of, WORMHOLE_ROUTES,
                      True, REACHED, T3D_MESH),
-    "mh": Broadcast("mh", "003", mesh_hypercube.TOPOLOGY, mesh_hypercube.require_topology, WORMHOLE_ROUTES, True,
-                    REACHED, "configs/t3d_mesh_hypercube_9x8.yaml"),
+    "mh": Broadcast("mh", "003", mesh_hypercube.TOPOLOGY, mesh_hypercube.require_topology, WORMHOLE, True,
+                    REACHED, "configs/t3d_mesh_hypercube_9x8.yaml"),  # unicasts only
     "tiling": Broadcast("tiling", "004", tiling.TOPOLOGY, tiling.require_topology, CIRCUIT_ROUTES, True, REACHED,
                         "configs/circuit_torus_25x25.yaml"),
     "dc": Broadcast("dc", "004", divide_and_conquer.TOPOLOGY, divide_and_conquer.order_of, CIRCUIT_ROUTES, True,

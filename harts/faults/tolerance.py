@@ -68,6 +68,37 @@ def tolerance(config: Config, algorithm: str, kind: str, max_faults: int, trials
     return rows
 
 
+def reached_tolerance(config: Config, algorithm: str, kind: str, max_faults: int, trials: int,
+                      length: int | None = None, source: int = 0, behaviour: str = "alter",
+                      seed: int = 1) -> list[ToleranceRow]:
+    """For f = 0..max_faults: `trials` random sets of f crashed ('crash') or Byzantine ('byzantine') nodes, never
+    the source; one broadcast each (over the config's background traffic, if any), of an algorithm whose paper
+    claims no fault tolerance: the share of non-faulty nodes the message reached whole and unaltered."""
+    from ..broadcasts.runner import run_broadcast
+    from ..broadcasts.table import BROADCASTS
+    from ..network.build import build_topology
+    from ..tools.calibrate import measure_linear_cost
+
+    topology = build_topology(config.topology_spec)
+    cost = measure_linear_cost(config) if BROADCASTS[algorithm].paper == "004" else None
+    rng = np.random.default_rng(seed)
+    rows = []
+    for f in range(max_faults + 1):
+        fractions = []
+        for _ in range(trials if f else 1):  # with no faults every trial is the same run
+            faults = random_faults(topology, rng, crashed=f if kind == "crash" else 0,
+                                   byzantine=f if kind == "byzantine" else 0, behaviour=behaviour, spare=[source])
+            faults.corruption_probability = config["faults.corruption_probability"]
+            reached = run_broadcast(config, algorithm, source, length, faults=faults, cost=cost).reached()
+            eligible = faults.node_fault == R.FAULT_NONE
+            eligible[source] = False
+            fractions.append(float(reached[eligible].mean()))
+        rows.append(ToleranceRow(algorithm, topology.name, f, kind, behaviour, len(fractions),
+                                 float(np.mean(fractions)), float(np.mean([x == 1.0 for x in fractions])),
+                                 float(np.min(fractions))))
+    return rows
+
+
 # One marker shape per curve, drawn hollow and each smaller than the one before, so that curves sharing a
 # point (all of them at no faults) show as nested outlines rather than one hiding the others.
 MARKERS = "osD^vP*Xph"

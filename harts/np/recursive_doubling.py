@@ -1,5 +1,6 @@
 """Recursive Doubling (Barnett et al.), the one-port baseline of paper 002, on the 2^a x 2^b mesh, as a
-send plan.
+send plan. Its sends are unicasts routed by destination, so it runs on the 2^a x 2^b torus as well, where
+the wrap-around links shorten some of their routes.
 
 "Each node holding a copy of the message is responsible for a partition of a row or column, which will be
 then divided in half. In each half, a node sends a copy of the message to the node in the other half that
@@ -13,7 +14,7 @@ from __future__ import annotations
 from ..network.topology import Topology, require_int
 from .send_plan import TRIGGER_COPY, TRIGGER_SENT, TRIGGER_START, Send, SendPlan
 
-TOPOLOGY = "2-D mesh whose sides are powers of two"
+TOPOLOGY = "2-D mesh or torus whose sides are powers of two"
 
 
 def plan(topology: Topology, source: int, **options) -> SendPlan:
@@ -45,8 +46,8 @@ def plan(topology: Topology, source: int, **options) -> SendPlan:
 
 def require_topology(topology: Topology) -> None:
     """ValueError unless RD runs on the network."""
-    if topology.kind != "mesh" or topology.n_axes != 2:
-        raise ValueError(f"rd needs a 2-D mesh, not {topology.name}")
+    if topology.kind not in ("mesh", "torus") or topology.n_axes != 2:
+        raise ValueError(f"rd needs a 2-D mesh or torus, not {topology.name}")
     nx, ny = (int(side) for side in topology.shape)
     if nx & (nx - 1) or ny & (ny - 1):
-        raise ValueError(f"rd needs both mesh sides to be powers of two, not {topology.name}")
+        raise ValueError(f"rd needs both sides to be powers of two, not {topology.name}")

@@ -1,7 +1,8 @@
-"""Drawing of one broadcast's tree on the hexagonal mesh, in the manner of the paper's Figs 2 and 4-8:
-the nodes laid out as the hexagon around the source, an arrow per link transmission, the first hop of
-each send_packet (a start after store-and-forward) drawn apart from the hops that cut through a node,
-and wrap links drawn as stubs at both ends, one label per link."""
+"""Drawings of one broadcast (`plot_broadcast`, whichever paper's): paper 000's tree on the hexagonal mesh, in
+the manner of the paper's Figs 2 and 4-8 (the nodes laid out as the hexagon around the source, an arrow per
+link transmission, the first hop of each send_packet, a start after store-and-forward, drawn apart from the
+hops that cut through a node, and wrap links drawn as stubs at both ends, one label per link); papers
+002-003's routes coloured by step; paper 004's circuits one panel per phase."""
 
 from __future__ import annotations
 
@@ -31,7 +32,21 @@ def _wrap_labels():
             yield "".join(letters)
 
 
-def plot_broadcast(run: BroadcastRun, path: str) -> None:
+def plot_broadcast(run, path: str) -> None:
+    """The drawing that fits the broadcast's paper."""
+    from ..broadcasts.plans import PlanRun
+    from ..broadcasts.torus import TorusBroadcast
+
+    if isinstance(run, TorusBroadcast):
+        plot_torus_broadcast(run, path)
+    elif isinstance(run, PlanRun):
+        plot_plan_broadcast(run, path)
+    else:
+        plot_tree(run, path)
+
+
+def plot_tree(run: BroadcastRun, path: str) -> None:
+    """Paper 000's tree."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
