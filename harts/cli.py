@@ -120,10 +120,24 @@ def _broadcast_config(args):
     return config
 
 
+def _has_traffic(config, command: str) -> None:
+    """An idle config runs nothing: say what would (a broadcast on it), in one line."""
+    from .broadcasts.table import BROADCASTS, runs_on
+    from .machine.traffic import has_traffic
+    if has_traffic(config):
+        return
+    fitting = [name for name in BROADCASTS if runs_on(config, name)]
+    what = (f"run a broadcast on it ({'|'.join(fitting)}): harts {'trace ' + str(config.path) + ' --broadcast' if command == 'trace' else 'broadcast --config ' + str(config.path) + ' --algorithm'} {fitting[0]}"
+            if fitting else "give it traffic (traffic.packets, traffic.synthetic.rate or traffic.uniform.load)")
+    raise InputError(f"harts {command}: {config.path} has no traffic of its own (no traffic.packets or worms, "
+                     f"traffic.uniform.load and traffic.synthetic.rate 0): nothing to {command}; {what}")
+
+
 def cmd_run(args) -> int:
     from .machine.config import load_config
     from .machine.simulation import Simulation
     config = load_config(args.config)
+    _has_traffic(config, "run")
     traced = args.packet_trace is not None
     result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False, hops=traced,
                                     counters=args.link_map is not None)
@@ -521,21 +535,40 @@ def _node_list(text: str) -> list[int]:
 
 def cmd_trace(args) -> int:
     from .machine.config import load_config
-    from .machine.simulation import Simulation
-    from .tools.trace import write_trace
+    from .machine.simulation import Simulation, ticks_per_cycle
+    from .network import build_topology
+    from .tools.trace import trace_run
     config = load_config(args.config)
-    sim = Simulation(config)
+    topology = build_topology(config.topology_spec)
+    centre = args.source if args.broadcast else 0
     nodes = args.nodes if args.nodes is not None else \
-        [0, *[int(u) for u in sim.topology.neighbours[0] if u >= 0]]
-    if max(nodes) >= sim.topology.n_nodes:
-        raise InputError(f"harts trace: --nodes must be nodes of {sim.topology.name} "
-                         f"(0..{sim.topology.n_nodes - 1}), got {max(nodes)}")
+        [centre, *[int(u) for u in topology.neighbours[min(centre, topology.n_nodes - 1)] if u >= 0]]
+    if max(nodes) >= topology.n_nodes:
+        raise InputError(f"harts trace: --nodes must be nodes of {topology.name} (0..{topology.n_nodes - 1}), "
+                         f"got {max(nodes)}")
+    if args.broadcast:
+        from .broadcasts.runner import run_broadcast
+
+        def run(observer):
+            return run_broadcast(config, args.broadcast, args.source, args.length, observer=observer).result
+    else:
+        if args.source or args.length is not None:
+            raise InputError("harts trace: --source and --length are a broadcast's (--broadcast)")
+        _has_traffic(config, "trace")
+        simulation = Simulation(config)
+
+        def run(observer):
+            return simulation.run(observer=observer)
     first, last = args.cycles
-    result = write_trace(sim, None, args.vcd, nodes, first, last)
+    result, changes = trace_run(run, args.vcd, nodes, first, last, config["timing.clock_period_us"],
+                                ticks_per_cycle(config))
     end = int(result.cycles)
     window = f"cycles {first}..{min(last, end)}" if first <= end else f"no cycles (the run ended before cycle {first})"
     print(f"wrote {args.vcd}: nodes {','.join(map(str, nodes))}, {window} "
           f"(the run took {float(result.cycles):.0f} cycles)")
+    if not changes and first <= end:
+        print(f"nothing happened at nodes {','.join(map(str, nodes))} in cycles {first}..{min(last, end)}: every "
+              f"signal kept its value (try other --nodes or --cycles)")
     return 0
 
 
@@ -639,6 +672,11 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--nodes", type=_node_list, help="comma list (default: node 0 and its neighbours)")
     trace.add_argument("--cycles", type=_cycle_window, default=(0, 2000), metavar="A:B",
                        help="cycles to record (default: 0:2000)")
+    trace.add_argument("--broadcast", metavar="ALGORITHM", choices=list(BROADCASTS),
+                       help="also run one broadcast of harts broadcast over the config's traffic (an idle config "
+                            "then has something to trace); nodes default to its source and the source's neighbours")
+    trace.add_argument("--source", type=_non_negative_int, default=0, help="--broadcast's source (default 0)")
+    trace.add_argument("--length", type=_positive_int, help="--broadcast's length (as harts broadcast's)")
     trace.set_defaults(func=cmd_trace)
 
     figure = sub.add_parser("figure", help="reproduce one of the paper's Figs 10-14 (PNG and CSV)")

@@ -149,11 +149,13 @@ def broadcast_traffic(simulation: Simulation, algorithm: str, source: int, lengt
 
 def run_broadcast(config: Config, algorithm: str, source: int = 0, length: int = 64,
                   at_cycle: int | None = None, progress: bool = False, faults=None, hops: bool = False,
-                  counters: bool = False) -> BroadcastRun:
+                  counters: bool = False, observer=None) -> BroadcastRun:
     """One broadcast on the network the config describes, idle or with the config's traffic. `faults` replaces
-    the config's; `hops` and `counters` keep what the packet trace and the link map draw."""
+    the config's; `hops`, `counters` and `observer` keep what the packet trace, the link map and a waveform
+    need."""
     simulation = Simulation(config)
     traffic, origin = broadcast_traffic(simulation, algorithm, source, length, at_cycle)
-    result = simulation.run(traffic, progress=progress, faults=faults, hops=hops, counters=counters)
+    result = simulation.run(traffic, progress=progress, faults=faults, hops=hops, counters=counters,
+                            observer=observer)
     return BroadcastRun(algorithm, source, length, engine_copies(result, origin), engine_worms(result, origin),
                         result)

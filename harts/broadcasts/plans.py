@@ -144,11 +144,11 @@ def make_plan(topology, algorithm: str, source: int, partition: str | None = Non
 
 
 def run_plan(config: Config, plan: SendPlan, length: int, at_cycle: int | None = None, progress: bool = False,
-             faults=None, counters: bool = False) -> PlanRun:
+             faults=None, counters: bool = False, observer=None) -> PlanRun:
     """Run the plan over the config's own traffic (if any), starting at run.warmup_cycles unless `at_cycle` says
     otherwise, by the switching of the config's microprogram (which must follow routes in the header if the
     plan's sends have any); hold its copies against the plan's. `faults` replaces the config's for this run;
-    `counters` keeps what the link map draws."""
+    `counters` and `observer` keep what the link map and a waveform need."""
     flits = -(-length // plan.pieces)
     probe = Simulation(config)
     routed = any(send.segments for send in plan.sends)
@@ -168,7 +168,8 @@ def run_plan(config: Config, plan: SendPlan, length: int, at_cycle: int | None =
     start = config["run.warmup_cycles"] if at_cycle is None else at_cycle
     background = build_traffic(config, simulation.topology)
     traffic = Traffic.concatenate([start_traffic(plan.sends, [start] * len(plan.sends)), *background.chunks()])
-    result = simulation.run(traffic, progress=progress, faults=faults, hops=True, counters=counters)
+    result = simulation.run(traffic, progress=progress, faults=faults, hops=True, counters=counters,
+                            observer=observer)
     faulty = result.faults.any()
     copies, sends = _copies(plan, result, start, complete=not faulty)
     return PlanRun(plan, length, start, copies, sends, result, int((traffic.kind == R.TRAFFIC_UNICAST).sum()))

@@ -98,13 +98,13 @@ def check_packet_length(config: Config, length: int) -> None:
 def run_broadcast(config: Config, name: str, source: int = 0, length: int | None = None, packets: int | None = None,
                   variant: str | None = None, partition: str | None = None, at_cycle: int | None = None,
                   faults=None, hops: bool = False, counters: bool = False, progress: bool = False,
-                  cost=None) -> BroadcastOutcome:
+                  cost=None, observer=None) -> BroadcastOutcome:
     """One broadcast of `name` from `source` over the config's own traffic (if any), starting at
     run.warmup_cycles unless `at_cycle` says otherwise. `length` in bytes for paper 000, in flits for the others
     (default: DEFAULT_LENGTH); `packets` and `variant` are paper 004's, `partition` PCP's. `faults` replaces the
-    config's; `hops` and `counters` keep what the packet trace and the link map draw (plans keep hop records
-    always: their routes are checked from them); `cost` is paper 004's alpha, delta and tau if already
-    measured. Refuses a misfit pair, or an option the algorithm does not take, in one line."""
+    config's; `hops`, `counters` and `observer` keep what the packet trace, the link map and a waveform need
+    (plans keep hop records always: their routes are checked from them); `cost` is paper 004's alpha, delta and
+    tau if already measured. Refuses a misfit pair, or an option the algorithm does not take, in one line."""
     if name not in ("tiling", "dc", "htree") and (packets is not None or variant is not None):
         raise InputError(f"--packets and --variant are for tiling, dc and htree, not {name}")
     if partition is not None and name != "pcp":
@@ -116,11 +116,12 @@ def run_broadcast(config: Config, name: str, source: int = 0, length: int | None
     length = DEFAULT_LENGTH[row.paper] if length is None else length
     if row.paper == "000":
         check_packet_length(config, length)
-        run = kandlur_shin.run_broadcast(config, name, source, length, at_cycle, progress, faults, hops, counters)
+        run = kandlur_shin.run_broadcast(config, name, source, length, at_cycle, progress, faults, hops, counters,
+                                         observer)
     elif row.paper == "004":
         run = torus.run_torus_broadcast(config, name, source, length, packets, variant, at_cycle, cost, faults,
-                                        counters, progress)
+                                        counters, progress, observer)
     else:
         plan = plans.make_plan(topology, name, source, partition)
-        run = plans.run_plan(config, plan, length, at_cycle, progress, faults, counters)
+        run = plans.run_plan(config, plan, length, at_cycle, progress, faults, counters, observer)
     return BroadcastOutcome(row, run, source)

@@ -98,7 +98,7 @@ class TorusBroadcast:
 def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length: int = DEFAULT_LENGTH,
                         packets: int | None = None, variant: str | None = None, at_cycle: int | None = None,
                         cost: LinearCost | None = None, faults=None, counters: bool = False,
-                        progress: bool = False) -> TorusBroadcast:
+                        progress: bool = False, observer=None) -> TorusBroadcast:
     """One broadcast over the config's traffic (if any). `packets` (D&C, H-trees): how many packets the
     message (each sub-message, for the H-trees) is cut into; by default the paper's B_opt, rounded. `faults`
     replaces the config's: a faulty network leaves some sends undelivered, and then only those that arrived
@@ -127,7 +127,7 @@ def run_torus_broadcast(config: Config, algorithm: str, source: int = 0, length:
             formula_args = {"packets": packets}
     except ValueError as exc:
         raise InputError(f"{algorithm} on {topology.name}: {exc}") from None
-    run = run_plan(config, plan, length, at_cycle, progress=progress, faults=faults, counters=counters)
+    run = run_plan(config, plan, length, at_cycle, progress, faults, counters, observer)
     flits = -(-length // plan.pieces)
     # whole packets of whole flits make every printed T(B) a whole number of cycles
     exact = Fraction(module.formula_cycles(topology, flits * plan.pieces, cost.alpha, cost.delta, cost.tau,

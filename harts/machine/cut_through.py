@@ -17,6 +17,7 @@ from ..controller import isa
 from ..controller import records as R
 from ..controller import state as S
 from ..controller.engine import compiled_kernel, run_kernel
+from ..controller.receiver import tail_time
 from ..errors import SimulationError
 from ..faults.fault_set import FaultSet
 from ..kernel_cache import kernel_is_cached
@@ -70,7 +71,6 @@ class CutThroughSimulation(Simulation):
         self.refuse_if_too_big(memory_estimate(nodes, ports, contexts, words, self._initial_records(nodes)),
                                "topology", f"this network ({nodes:,} nodes)")
         self.build()
-        self.ticks_per_cycle = config.bytes_per_cycle
         self.params = self._parameters()
 
     @staticmethod
@@ -242,7 +242,7 @@ class CutThroughSimulation(Simulation):
                 if paused == S.PAUSE_SLICE:
                     slices.resize()
                 if observer is not None and paused in (S.PAUSE_SLICE, S.PAUSE_NONE):
-                    observer.observe(int(stats[S.ST_TIME]), paused == S.PAUSE_SLICE, state)
+                    observer.observe(int(stats[S.ST_TIME]), paused == S.PAUSE_SLICE, CutThroughProbe(self, state))
                 if bar is not None:
                     bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
                 if paused == S.PAUSE_ROOM:
@@ -396,3 +396,68 @@ class CutThroughSimulation(Simulation):
 
 def _uid_text(uid: int) -> str:
     return f"{uid - R.NP_UID_BASE} sent by an NP" if uid >= R.NP_UID_BASE else str(uid)
+
+
+class CutThroughProbe:
+    """The cut-through machine's state as a waveform sees it between kernel calls (harts.tools.trace): per
+    node its link receivers and BMU bus interfaces (microprogram counter, packet uid + 1, 0 idle), transmitters
+    (busy: sending or in the idle gap after; owner), the receivers' bus slots (1 while writing a packet on the
+    time-sliced bus), and the BMU (packets in the ready queue, transit bytes stored). The run is traced with
+    one event per micro-instruction (no run-ahead), so every program counter is what the sequencer holds."""
+
+    def __init__(self, simulation: CutThroughSimulation, state: dict):
+        self.ports = simulation.topology.n_ports
+        self.interfaces = simulation.config["bmu.bus_interfaces"]
+        self.ticks_per_cycle = simulation.ticks_per_cycle
+        self.state = state
+
+    def _contexts(self):
+        return [f"rx{k}" if k < self.ports else f"bmu{k - self.ports}" for k in range(self.ports + self.interfaces)]
+
+    def signals(self, nodes: list[int]):
+        """(scope, name, VCD type, bits) of every signal of the nodes."""
+        for v in nodes:
+            for context in self._contexts():
+                yield f"n{v}.{context}", "pc", "integer", 16
+                yield f"n{v}.{context}", "packet", "integer", 64
+            for d in range(self.ports):
+                yield f"n{v}.tx{d}", "busy", "wire", 1
+                yield f"n{v}.tx{d}", "owner", "integer", 64
+            for q in range(self.ports):
+                yield f"n{v}.bus", f"slot{q}", "wire", 1
+            yield f"n{v}.bmu", "queue", "integer", 16
+            yield f"n{v}.bmu", "bytes", "integer", 32
+
+    def sample(self, cycle: int, nodes: list[int]) -> dict:
+        """Every signal's value at the end of `cycle`, by scope.name."""
+        controller = self.state["controller"]
+        ctx, tx, node = controller.ctx, controller.tx, controller.node
+        pkt = self.state["packets"].table
+        params = self.state["machine"].params
+        tick = cycle * self.ticks_per_cycle
+        per_node = self.ports + self.interfaces
+        values = {}
+        for v in nodes:
+            for k, context in enumerate(self._contexts()):
+                ci = v * per_node + k
+                packet = int(ctx[ci, S.CX_PKT])
+                values[f"n{v}.{context}.pc"] = int(ctx[ci, S.CX_PC]) if packet >= 0 else 0
+                values[f"n{v}.{context}.packet"] = int(pkt[packet, S.PK_UID]) + 1 if packet >= 0 else 0
+                if k < self.ports:
+                    writing = packet >= 0 and ctx[ci, S.CX_STREAMING] != 0 and \
+                        tick < tail_time(ci, packet, False, ctx, pkt, params)
+                    values[f"n{v}.bus.slot{k}"] = int(writing)
+            for d in range(self.ports):
+                t = v * self.ports + d
+                # busy from the packet's first byte to the end of the idle gap after it
+                busy = int(tx[t, S.TX_PACKETS] > 0 and tx[t, S.TX_START] <= tick < tx[t, S.TX_FREE])
+                values[f"n{v}.tx{d}.busy"] = busy
+                values[f"n{v}.tx{d}.owner"] = int(tx[t, S.TX_UID]) + 1 if busy else 0
+            values[f"n{v}.bmu.queue"] = int(node[v, S.ND_QUEUE_LEN])
+            values[f"n{v}.bmu.bytes"] = int(node[v, S.ND_BMU_USED])
+        return values
+
+    def settled(self, nodes: list[int]) -> int:
+        """The tick from which the nodes' signals change no more at the end of a run: their idle gaps are over."""
+        rows = [v * self.ports + d for v in nodes for d in range(self.ports)]
+        return int(self.state["controller"].tx[rows, S.TX_FREE].max())

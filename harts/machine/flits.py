@@ -104,7 +104,6 @@ class FlitSimulation(Simulation):
                                                self._initial_records(nodes)),
                                "flow.buffer_flits", f"{inputs:,} input VCs of {self.params.buffer_flits} flits")
         self.build()
-        self.ticks_per_cycle = 1
         topo = self.topology
         self.wraps = topo.wrap_links()
         has_wraps = bool(self.wraps.any())
@@ -488,8 +487,91 @@ class FlitSimulation(Simulation):
 
 
 class FlitProbe:
-    """The flit-level machine's state as an observer sees it between kernel calls (harts.tools.trace)."""
+    """The flit-level machine's state as a waveform sees it between kernel calls (harts.tools.trace), per node:
+    each link input VC (flits in or on the way to its buffer, the packet its context handles as uid + 1, its
+    microprogram counter) and NP injection channel (packet, counter); each output (whether a flit was granted
+    through it in the cycle, and whose) and, per link output VC, its owner (a circuit owns every VC of its port)
+    and its credits (downstream slots the sender may write); each ejection channel's grants; and the packets
+    waiting in the NP's queue."""
 
     def __init__(self, simulation: FlitSimulation, state: dict):
-        self.simulation = simulation
+        self.ports = simulation.topology.n_ports
+        self.params = simulation.params
         self.state = state
+
+    def signals(self, nodes: list[int]):
+        """(scope, name, VCD type, bits) of every signal of the nodes."""
+        vcs, channels = self.params.virtual_channels, self.params.np_channels
+        for v in nodes:
+            for p in range(self.ports):
+                for c in range(vcs):
+                    yield f"n{v}.in{p}.vc{c}", "flits", "integer", 16
+                    yield f"n{v}.in{p}.vc{c}", "packet", "integer", 64
+                    yield f"n{v}.in{p}.vc{c}", "pc", "integer", 16
+            for c in range(channels):
+                yield f"n{v}.from_np{c}", "packet", "integer", 64
+                yield f"n{v}.from_np{c}", "pc", "integer", 16
+            for p in range(self.ports):
+                yield f"n{v}.out{p}", "grant", "wire", 1
+                yield f"n{v}.out{p}", "packet", "integer", 64
+                for c in range(vcs):
+                    yield f"n{v}.out{p}.vc{c}", "owner", "integer", 64
+                    yield f"n{v}.out{p}.vc{c}", "credits", "integer", 16
+            for c in range(channels):
+                yield f"n{v}.to_np{c}", "grant", "wire", 1
+                yield f"n{v}.to_np{c}", "packet", "integer", 64
+            yield f"n{v}.np", "queue", "integer", 16
+
+    def sample(self, cycle: int, nodes: list[int]) -> dict:
+        """Every signal's value at the end of `cycle`, by scope.name."""
+        machine, buffers, switch = self.state["machine"], self.state["buffers"], self.state["switch"]
+        table = self.state["packets"].table
+        inputs, ports_table, owner = switch.inputs, switch.ports, switch.owner
+        f = self.params
+        vcs, channels, depth = f.virtual_channels, f.np_channels, f.buffer_flits
+        per_node, span = self.ports * vcs + channels, self.ports + channels
+
+        def uid(record):
+            return int(table[record, S.PK_UID]) + 1 if record >= 0 else 0
+
+        values = {}
+        for v in nodes:
+            for local in range(per_node):
+                i = v * per_node + local
+                pkt = int(inputs[i, S.CX_PKT])
+                scope = f"n{v}.in{local // vcs}.vc{local % vcs}" if local < self.ports * vcs \
+                    else f"n{v}.from_np{local - self.ports * vcs}"
+                if local < self.ports * vcs:
+                    values[f"{scope}.flits"] = int(inputs[i, S.IN_COUNT])
+                values[f"{scope}.packet"] = uid(pkt)
+                values[f"{scope}.pc"] = int(inputs[i, S.CX_PC]) if pkt >= 0 else 0
+            for j in range(span):
+                row = v * span + j
+                granted = int(ports_table[row, S.PT_BUSY_UNTIL]) == cycle + f.flit_cycles and \
+                    int(ports_table[row, S.PT_LAST_PACKET]) >= 0
+                scope = f"n{v}.out{j}" if j < self.ports else f"n{v}.to_np{j - self.ports}"
+                values[f"{scope}.grant"] = int(granted)
+                values[f"{scope}.packet"] = uid(int(ports_table[row, S.PT_LAST_PACKET])) if granted else 0
+                if j >= self.ports:
+                    continue
+                first = int(machine.downstream[v * self.ports + j])
+                for c in range(vcs):
+                    holder = int(owner[(v * self.ports + j) * vcs + c])
+                    values[f"{scope}.vc{c}.owner"] = uid(int(inputs[holder, S.CX_PKT])) if holder >= 0 else 0
+                    credits = 0
+                    if first >= 0:
+                        d = first + c
+                        count = int(inputs[d, S.IN_COUNT])
+                        slots = ((int(inputs[d, S.IN_FIRST]) + count + k) % depth for k in range(depth - count))
+                        credits = sum(int(buffers.freed[d, s]) + f.credit_delay <= cycle + 1 for s in slots)
+                    values[f"{scope}.vc{c}.credits"] = credits
+            queued, record = 0, int(switch.nodes[v, S.ND_QUEUE_HEAD])
+            while record >= 0:
+                queued += 1
+                record = int(table[record, S.PK_NEXT])
+            values[f"n{v}.np.queue"] = queued
+        return values
+
+    def settled(self, nodes: list[int]) -> int:
+        """The cycle from which nothing changes any more at the end of a run: the run's last."""
+        return int(self.state["run"].stats[S.ST_TIME])

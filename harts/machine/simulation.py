@@ -106,6 +106,7 @@ class Simulation:
         self.microprogram = microprogram or assemble(config.microcode_path())
         self.program = program or load_program(config.np_program_path() or config["np.program"])
         self.nodes, self.ports = self.network_size()
+        self.ticks_per_cycle = ticks_per_cycle(config, self.microprogram)
 
     @property
     def switching(self) -> str:
@@ -150,6 +151,13 @@ class Simulation:
         goes to about SLICE_SECONDS of wall time each) so that Ctrl-C is honoured, and progress shown, between
         slices."""
         raise NotImplementedError
+
+
+def ticks_per_cycle(config: Config, microprogram: Microprogram | None = None) -> int:
+    """The kernel's ticks per cycle: a link's bytes per cycle on the cut-through kernel (it times bytes), one on
+    the flit-level kernel."""
+    microprogram = microprogram or assemble(config.microcode_path())
+    return config.bytes_per_cycle if microprogram.switching == isa.SWITCHING_CUT_THROUGH else 1
 
 
 def kernel_load_notice(cached: bool) -> None:

@@ -193,6 +193,12 @@ def build_traffic(config: Config, topology: Topology) -> TrafficSource:
     return TrafficSource(given, stream, horizon)
 
 
+def has_traffic(config: Config) -> bool:
+    """Whether the config asks for any traffic of its own (explicit packets or worms, uniform or synthetic)."""
+    return bool(config["traffic.packets"].value or config["traffic.broadcasts"].value
+                or config["traffic.uniform.load"] > 0 or config["traffic.synthetic.rate"] > 0)
+
+
 def synthetic_traffic(config: Config, topology: Topology) -> Traffic:
     """The config's synthetic traffic (`traffic.synthetic.*` for `run.cycles` cycles, seed `run.seed`): packets of
     `packet_flits` flits of `flow.flit_bytes`, at `rate` flits per node per cycle, destinations by the pattern."""
