@@ -48,6 +48,7 @@ def main() -> int:
             rates = [r["packet_hops_per_second"] for r in runs]
             point = dict(runs[0])
             point["network"] = name
+            point["load"] = load
             point["packet_hops_per_second"] = statistics.median(rates)
             point["all_packet_hops_per_second"] = rates
             points.append(point)

@@ -48,7 +48,7 @@ def test_bench_reports_packet_hops_per_second(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("topology: {kind: hex, size: 4}\n")
     data = json.loads(harts("bench", "--config", str(cfg), "--load", "0.2", "--cycles", "2000", "--json"))
-    assert data["nodes"] == 37 and data["topology"] == "E-4" and data["load"] == 0.2
+    assert data["nodes"] == 37 and data["topology"] == "E-4" and data["offered_link_load"] == pytest.approx(0.2)
     assert data["packet_hops_per_second"] > 0 and data["node_cycles_per_second"] > 0
     assert data["packet_hops"] > data["packets"] > 0
     assert "kernel_startup_seconds" in data

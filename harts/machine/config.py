@@ -112,8 +112,9 @@ KEYS = [
         "(such a packet goes back to wait in the queue of the transmitter it needs and frees the interface)",
         choices=("single", "per_output")),
     Key("flow.flit_bytes", "int", 6,
-        "wormhole and circuit switching: bytes per flit, a whole number of link cycles (a multiple of the bytes "
-        "a link moves per cycle)", 1, MAX_BYTES),
+        "bytes per flit, a whole number of link cycles (a multiple of the bytes a link moves per cycle): the "
+        "unit of wormhole and circuit switching, and of traffic.synthetic's packets on every kernel",
+        1, MAX_BYTES),
     Key("flow.virtual_channels", "int", 2, "wormhole and circuit switching: virtual channels per link", 1, 64),
     Key("flow.buffer_flits", "int", 8,
         "wormhole and circuit switching: depth of every input virtual-channel buffer, in flits", 1, 2**20),
@@ -128,15 +129,15 @@ KEYS = [
         "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
         "sends the probe again", 0, MAX_CYCLES),
     Key("traffic.synthetic.pattern", "str", "uniform",
-        "wormhole and circuit switching: destinations of the synthetic traffic: uniform (over the other nodes), "
+        "destinations of the synthetic traffic: uniform (over the other nodes), "
         "transpose ((x, y) -> (y, x); diagonal nodes send nothing), bit_complement (every coordinate x -> "
         "side - 1 - x), hotspot (traffic.synthetic.hotspot_fraction of packets to the hotspot nodes)",
         choices=("uniform", "transpose", "bit_complement", "hotspot")),
     Key("traffic.synthetic.rate", "float", 0.0,
-        "wormhole and circuit switching: offered load in flits per node per cycle, Poisson packet arrivals "
+        "offered load in flits (flow.flit_bytes) per node per cycle, Poisson packet arrivals, for run.cycles "
         "(0 = no synthetic traffic)", 0),
-    Key("traffic.synthetic.packet_flits", "int", 8, "wormhole and circuit switching: flits per packet", 1,
-        2**20),
+    Key("traffic.synthetic.packet_flits", "int", 8, "flits (flow.flit_bytes) per packet of the synthetic traffic",
+        1, 2**20),
     Key("traffic.synthetic.hotspot_nodes", "list", [],
         "hotspot pattern: the hotspot nodes ([]: the centre node of a mesh or torus, node 0 of other networks)"),
     Key("traffic.synthetic.hotspot_fraction", "float", 0.2,

@@ -1,5 +1,6 @@
-"""Engine speed: packet-hops and node-cycles simulated per wall-clock second under uniform Poisson unicast
-traffic, the kernel's loading or compilation excluded and reported apart."""
+"""Engine speed: packet-hops and node-cycles simulated per wall-clock second under a config's traffic (by
+default uniform Poisson unicasts on E-9), on whichever kernel the config's microprogram needs; the kernel's
+loading or compilation excluded and reported apart."""
 
 from __future__ import annotations
 
@@ -25,14 +26,16 @@ def benchmark(config: Config, load: float | None = None, cycles: int | None = No
     simulation = Simulation(config)
     result = simulation.run(keep=False)
     summary = result.summary()
+    offered = ("offered_node_load", "offered_link_load", "offered_flits_per_node_cycle")
     return {
         "topology": simulation.topology.name,
         "nodes": simulation.topology.n_nodes,
-        "load": config["traffic.uniform.load"],
+        "switching": simulation.switching,
+        **{key: summary[key] for key in offered if key in summary},
         "cycles": float(result.cycles),
         "packets": summary["packets"],
         "packet_hops": summary["packet_hops"],
-        "events": summary["events"],
+        **({"events": summary["events"]} if "events" in summary else {}),
         "wall_seconds": result.wall_seconds,
         "kernel_startup_seconds": result.startup_seconds,
         "packet_hops_per_second": summary["packet_hops_per_second"],
