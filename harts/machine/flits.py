@@ -66,6 +66,10 @@ def memory_estimate(inputs: int, nodes: int, depth: int, words: int, records: in
     return 8 * (inputs * per_input + nodes * per_node + pools + logs)
 
 
+# most packet records a pool starts with room for (about 0.4 GB of address space); beyond, it grows
+POOL_RESERVE_LIMIT = 1 << 20
+
+
 class FlitSimulation(Simulation):
     """One configured machine whose microprogram switches by wormhole or circuit."""
 
@@ -176,8 +180,10 @@ class FlitSimulation(Simulation):
                          [R.DROP_DEAD_LINK, R.DROP_CRASHED_NODE, R.DROP_BYZANTINE_NODE], 0)
         return np.ascontiguousarray(lost.reshape(-1), dtype=np.int64)
 
-    def _state(self, faults: FaultSet, hops: bool, counters: bool) -> dict:
-        """Every table of the kernel, allocated once for the run (pools grow if the kernel asks)."""
+    def _state(self, faults: FaultSet, hops: bool, counters: bool, packets_known: int) -> dict:
+        """Every table of the kernel, allocated once for the run (pools grow if the kernel asks). The packet pool
+        starts with room for `packets_known` records (the unicasts of traffic given whole): it is touched only
+        as records are used, so the room costs address space, and a saturated run need not grow it."""
         topo = self.topology
         f = self.params
         ports, vcs, depth, channels = topo.n_ports, f.virtual_channels, f.buffer_flits, f.np_channels
@@ -216,10 +222,12 @@ class FlitSimulation(Simulation):
         nodes[:, S.ND_FAULT] = faults.node_fault
         switch = S.Switch(table, port_rows, np.full(topo.n_nodes * ports * vcs, -1, np.int64), nodes,
                           np.zeros((inputs_count, max(words, 1)), np.int64), visits)
-        records = self._initial_records(topo.n_nodes)
+        events = self._initial_records(topo.n_nodes)
+        records = max(events, min(packets_known, POOL_RESERVE_LIMIT))
         stats = np.zeros(S.ST_ROWS, np.int64)
+        stats[S.ST_FREE_HEAD] = -1
         stats[S.ST_FREE_COUNT] = records
-        stats[S.ST_EVENT_FREE_COUNT] = records
+        stats[S.ST_EVENT_FREE_COUNT] = events
         # xorshift needs a non-zero state: an odd constant mixed with the seed
         stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
         rows = topo.n_nodes * span
@@ -231,7 +239,7 @@ class FlitSimulation(Simulation):
                       np.zeros((R.PL_ROWS, LOG_ROWS), np.int64),
                       np.zeros((R.HR_ROWS, LOG_ROWS if hops else 0), np.int64))
         return {"machine": machine, "buffers": buffers, "switch": switch, "packets": S.empty_pool(records, words),
-                "logs": logs, "run": run, "processor": self._processor(records)}
+                "logs": logs, "run": run, "processor": self._processor(events)}
 
     def _processor(self, records: int) -> R.Processor:
         topo = self.topology
@@ -268,7 +276,7 @@ class FlitSimulation(Simulation):
         source = TrafficSource(traffic, None, int(traffic.create.max(initial=0))) if isinstance(traffic, Traffic) \
             else traffic
         faults = self.faults if faults is None else faults
-        state = self._state(faults, hops, counters)
+        state = self._state(faults, hops, counters, len(traffic) if isinstance(traffic, Traffic) else 0)
         machine, run = state["machine"], state["run"]
         stats, params = run.stats, machine.params
         recorder = Recorder(self, keep, hops)

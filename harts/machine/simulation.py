@@ -93,17 +93,21 @@ class Simulation:
     kernel: str  # "cut_through" or "flit"
 
     def __new__(cls, config: Config, microprogram: Microprogram | None = None, program: Program | None = None):
+        assembled = None
         if cls is Simulation:
-            microprogram = microprogram or assemble(config.microcode_path())
-            if microprogram.switching == isa.SWITCHING_CUT_THROUGH:
+            assembled = microprogram or assemble(config.microcode_path())
+            if assembled.switching == isa.SWITCHING_CUT_THROUGH:
                 from .cut_through import CutThroughSimulation as cls
             else:
                 from .flits import FlitSimulation as cls
-        return super().__new__(cls)
+        machine = super().__new__(cls)
+        machine._assembled = assembled  # so that __init__ does not assemble it again
+        return machine
 
     def __init__(self, config: Config, microprogram: Microprogram | None = None, program: Program | None = None):
         self.config = config
-        self.microprogram = microprogram or assemble(config.microcode_path())
+        self.microprogram = microprogram or self._assembled or assemble(config.microcode_path())
+        del self._assembled
         self.program = program or load_program(config.np_program_path() or config["np.program"])
         self.nodes, self.ports = self.network_size()
         self.ticks_per_cycle = ticks_per_cycle(config, self.microprogram)

@@ -16,16 +16,8 @@ from .state import (
     CX_RUN,
     CX_STATE,
     CX_TAIL_AT,
-    VI_ARRIVED,
-    VI_BLOCKED_CREDIT,
-    VI_BLOCKED_OUTPUT,
-    VI_CORRUPT_AT,
     IN_COUNT,
     IN_FIRST,
-    VI_FIRST_OUT,
-    VI_HOPS_AT,
-    VI_REFUSED_AT,
-    VI_VALUE_AT,
     KEY_SPAN,
     ND_QUEUE_HEAD,
     ND_QUEUE_TAIL,
@@ -42,6 +34,15 @@ from .state import (
     PR_VCS,
     ST_HEAP,
     ST_LAST_PROGRESS,
+    VI_ARRIVED,
+    VI_BLOCKED_CREDIT,
+    VI_BLOCKED_OUTPUT,
+    VI_CORRUPT_AT,
+    VI_FIRST_OUT,
+    VI_HOPS_AT,
+    VI_MARKED_BLOCKED,
+    VI_REFUSED_AT,
+    VI_VALUE_AT,
 )
 
 
@@ -97,6 +98,7 @@ def try_start(machine, buffers, switch, packets, run, i):
     switch.visits[i, VI_REFUSED_AT] = -1
     switch.visits[i, VI_BLOCKED_OUTPUT] = 0
     switch.visits[i, VI_BLOCKED_CREDIT] = 0
+    switch.visits[i, VI_MARKED_BLOCKED] = 0
     schedule(run, inputs, i, start)
 
 

@@ -2,10 +2,10 @@
 then input; the NPs', by cycle, then node), and the births of sends that join their NP queue later, ordered
 by cycle, then packet uid."""
 
-from ...jit import kernel_part
+from ...jit import kernel_call, kernel_part
 
 
-@kernel_part
+@kernel_call
 def push(heap, stats, count, key):
     n = stats[count]
     while n > 0:
@@ -18,7 +18,7 @@ def push(heap, stats, count, key):
     stats[count] += 1
 
 
-@kernel_part
+@kernel_call
 def pop(heap, stats, count):
     top = heap[0]
     n = stats[count] - 1

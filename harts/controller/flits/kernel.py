@@ -52,21 +52,13 @@ from .state import (
     ERR_STALLED,
     ERR_TWICE,
     IN_ACTIVE,
-    VI_ARRIVED,
-    VI_BLOCKED_CREDIT,
-    VI_BLOCKED_OUTPUT,
     IN_BOUND_FROM,
     IN_COUNT,
     IN_FIRST,
-    VI_FIRST_OUT,
-    VI_OCCUPANCY,
-    VI_OCCUPANCY_AT,
     IN_OUT,
     IN_OVC,
     IN_PEAK,
-    VI_REFUSED_AT,
     IN_TEE,
-    VI_UPSTREAM,
     IN_WAIT_FOR,
     KEY_SPAN,
     ND_FAULT,
@@ -82,8 +74,8 @@ from .state import (
     PHASE_ROOM,
     PK_ACKED,
     PK_ATTEMPTS,
-    PK_CORRUPT,
     PK_COPIES,
+    PK_CORRUPT,
     PK_DELIVERED,
     PK_DIR,
     PK_DROPPED,
@@ -155,9 +147,42 @@ from .state import (
     ST_PHASE,
     ST_RANDOM,
     ST_TIME,
+    VI_ARRIVED,
+    VI_BLOCKED_CREDIT,
+    VI_BLOCKED_OUTPUT,
+    VI_FIRST_OUT,
+    VI_MARKED_BLOCKED,
+    VI_OCCUPANCY,
+    VI_OCCUPANCY_AT,
+    VI_REFUSED_AT,
+    VI_UPSTREAM,
 )
 
 # ---- buffers ----------------------------------------------------------------------------------------------------
+
+# Rings (an input's flit slots, round-robin pointers) step without the modulo: a division costs tens of cycles
+# on every candidate and grant.
+
+@kernel_part
+def ring_next(k, size):
+    """The position after k (0 <= k < size) on a ring of `size`."""
+    k += 1
+    return 0 if k == size else k
+
+
+@kernel_part
+def ring_add(k, steps, size):
+    """(k + steps) % size for 0 <= k, steps < size."""
+    k += steps
+    return k - size if k >= size else k
+
+
+@kernel_part
+def ring_distance(start, k, size):
+    """(k - start) % size for positions 0 <= start, k < size: how far round from start k is."""
+    k -= start
+    return k + size if k < 0 else k
+
 
 
 @kernel_part
@@ -174,7 +199,7 @@ def _remove_oldest(machine, buffers, switch, i, c):
     _occupancy(machine, switch, i, c)
     slot = inputs[i, IN_FIRST]
     buffers.freed[i, slot] = c
-    inputs[i, IN_FIRST] = (slot + 1) % machine.params[PR_DEPTH]
+    inputs[i, IN_FIRST] = ring_next(slot, machine.params[PR_DEPTH])
     inputs[i, IN_COUNT] -= 1
 
 
@@ -412,7 +437,7 @@ def _candidate(machine, buffers, switch, packets, i, t):
         d = machine.downstream[node * ports + output] + inputs[i, IN_OVC]
         count = inputs[d, IN_COUNT]
         depth = params[PR_DEPTH]
-        slot = (inputs[d, IN_FIRST] + count) % depth
+        slot = ring_add(inputs[d, IN_FIRST], count, depth)
         if count >= depth or buffers.freed[d, slot] + params[PR_CREDIT_DELAY] > t:
             inputs[i, IN_WAIT_FOR] = d
             return HELD_OWN if buffers.packet[d, slot] == pkt else HELD_CREDIT
@@ -427,7 +452,10 @@ def _held(machine, packets, switch, i, status, t):
         switch.visits[i, VI_BLOCKED_CREDIT] += 1
     else:
         switch.visits[i, VI_BLOCKED_OUTPUT] += 1
-    contend(packets, switch.inputs[i, CX_PKT], CONTENTION_BLOCKED, machine.input_node[i], t)
+    # the first blocked cycle of a visit is the earliest there: later ones would not change the packet's marks
+    if switch.visits[i, VI_MARKED_BLOCKED] == 0:
+        switch.visits[i, VI_MARKED_BLOCKED] = 1
+        contend(packets, switch.inputs[i, CX_PKT], CONTENTION_BLOCKED, machine.input_node[i], t)
 
 
 @kernel_part
@@ -510,7 +538,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         flit = buffers.flit[i, slot]
         tail_in = buffers.usable[i, slot]
         _remove_oldest(machine, buffers, switch, i, t)
-        switch.ports[prow, PT_IN_PTR] = (machine.input_vc[i] + 1) % vcs
+        switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], vcs)
     stats[ST_GRANTS] += 1
     stats[ST_LAST_PROGRESS] = t
     inputs[i, IN_WAIT_FOR] = -1
@@ -523,7 +551,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
             continue
         orow = base + o
         switch.ports[orow, PT_BUSY_UNTIL] = t + k
-        switch.ports[orow, PT_OUT_PTR] = (prow - base + 1) % span
+        switch.ports[orow, PT_OUT_PTR] = ring_next(prow - base, span)
         switch.ports[orow, PT_FLITS] += 1
         switch.ports[orow, PT_LAST_PACKET] = pkt
         if o < ports:
@@ -550,15 +578,14 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
                 stats[ST_ERROR_INPUT] = d
                 return
             _occupancy(machine, switch, d, t)
-            slot = (inputs[d, IN_FIRST] + count) % depth
+            slot = ring_add(inputs[d, IN_FIRST], count, depth)
             buffers.packet[d, slot] = pkt
             buffers.flit[d, slot] = flit
             buffers.usable[d, slot] = t + params[PR_LINK_LATENCY]
             inputs[d, IN_COUNT] = count + 1
             if count + 1 > inputs[d, IN_PEAK]:
                 inputs[d, IN_PEAK] = count + 1
-                if count + 1 > stats[ST_PEAK]:
-                    stats[ST_PEAK] = count + 1
+                stats[ST_PEAK] = max(stats[ST_PEAK], count + 1)
             if flit == 0:
                 switch.visits[d, VI_UPSTREAM] = i
                 if count == 0:
@@ -632,13 +659,13 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
                 _held(machine, packets, switch, i, status, t)
             continue
         prow = machine.input_row[i]
-        rank = (machine.input_vc[i] - switch.ports[prow, PT_IN_PTR]) % vcs
+        rank = ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[i], vcs)
         held = in_choice[prow]
         if held < 0:
             run.touched_in[n_in] = prow
             n_in += 1
             in_choice[prow] = i
-        elif rank < (machine.input_vc[held] - switch.ports[prow, PT_IN_PTR]) % vcs:
+        elif rank < ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[held], vcs):
             in_choice[prow] = i
             _held(machine, packets, switch, held, CANDIDATE, t)
         else:
@@ -652,7 +679,7 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
         for k in range(n_in):
             prow = run.touched_in[k]
             i = in_choice[prow]
-            base = prow - prow % span
+            base = machine.input_node[i] * span
             if rounds == 0:
                 orow = base + inputs[i, IN_OUT]
             elif inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_OUT]] == i:
@@ -664,15 +691,15 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
                 run.touched_out[n_out] = orow
                 n_out += 1
                 out_choice[orow] = i
-            elif (prow - base - switch.ports[orow, PT_OUT_PTR]) % span < \
-                    (machine.input_row[held] - base - switch.ports[orow, PT_OUT_PTR]) % span:
+            elif ring_distance(switch.ports[orow, PT_OUT_PTR], prow - base, span) < \
+                    ring_distance(switch.ports[orow, PT_OUT_PTR], machine.input_row[held] - base, span):
                 out_choice[orow] = i
     # every input is granted at the output it is bound to (a teeing input at its link, and only if its
     # ejection channel chose it too); an ejection channel whose choice is a teeing input sends nothing itself
     for k in range(n_out):
         orow = run.touched_out[k]
         i = out_choice[orow]
-        base = orow - orow % span
+        base = machine.input_node[i] * span
         if orow != base + inputs[i, IN_OUT]:
             continue
         if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_TEE]] != i:

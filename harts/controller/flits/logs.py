@@ -63,9 +63,6 @@ from ..records import (
     PL_UID,
 )
 from .state import (
-    VI_CORRUPT_AT,
-    VI_HOPS_AT,
-    VI_VALUE_AT,
     PK_CONTENDED_AT,
     PK_CONTENDED_KIND,
     PK_CONTENDED_NODE,
@@ -93,6 +90,9 @@ from .state import (
     ST_DELIVERY_SERIAL,
     ST_HOP_ROWS,
     ST_LOGGED,
+    VI_CORRUPT_AT,
+    VI_HOPS_AT,
+    VI_VALUE_AT,
 )
 
 

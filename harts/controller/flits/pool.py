@@ -6,6 +6,7 @@ packets in flight, not every packet of the run."""
 from ...jit import kernel_part
 from .logs import log_packet
 from .state import (
+    NEVER,
     PK_ACKED,
     PK_ATTEMPTS,
     PK_CONTENDED_AT,
@@ -20,25 +21,28 @@ from .state import (
     PK_RELEASED,
     PK_ROWS,
     PK_UID,
-    NEVER,
     ST_FREE_COUNT,
     ST_FREE_HEAD,
     ST_IN_FLIGHT,
     ST_IN_FLIGHT_PEAK,
+    ST_POOL_TOP,
 )
 
 
 @kernel_part
 def new_record(packets, stats, uid, t):
-    """A cleared record from the free list (the caller made sure there is one: PR_ROOM), held once until its
-    last flit is consumed."""
+    """A cleared record, a recycled one if any is free (the caller made sure there is one: PR_ROOM), held once
+    until its last flit is consumed."""
     pk = packets.table
     p = stats[ST_FREE_HEAD]
-    stats[ST_FREE_HEAD] = pk[p, PK_NEXT]
+    if p >= 0:
+        stats[ST_FREE_HEAD] = pk[p, PK_NEXT]
+    else:
+        p = stats[ST_POOL_TOP]
+        stats[ST_POOL_TOP] = p + 1
     stats[ST_FREE_COUNT] -= 1
     stats[ST_IN_FLIGHT] += 1
-    if stats[ST_IN_FLIGHT] > stats[ST_IN_FLIGHT_PEAK]:
-        stats[ST_IN_FLIGHT_PEAK] = stats[ST_IN_FLIGHT]
+    stats[ST_IN_FLIGHT_PEAK] = max(stats[ST_IN_FLIGHT_PEAK], stats[ST_IN_FLIGHT])
     for row in range(PK_ROWS):
         pk[p, row] = 0
     pk[p, PK_UID] = uid
@@ -66,8 +70,7 @@ def release(packets, logs, p, t):
     """One holder lets go of record p at cycle t; the last one completes it: logged, and back to the pool."""
     pk = packets.table
     pk[p, PK_HOLDERS] -= 1
-    if t > pk[p, PK_RELEASED]:
-        pk[p, PK_RELEASED] = t
+    pk[p, PK_RELEASED] = max(pk[p, PK_RELEASED], t)
     if pk[p, PK_HOLDERS] == 0:
         stats = logs.stats
         log_packet(packets, logs, p, pk[p, PK_RELEASED])

@@ -10,6 +10,21 @@ the procedure decided (at once for the usual delay 0), and can leave it n_s late
 """
 
 from ...jit import kernel_call, kernel_part
+from ...np.program import (
+    EVENT_DELIVERED,
+    EVENT_FORGE,
+    EVENT_INITIATE,
+    EVENT_TIMER,
+    S_ARGUMENT,
+    S_DELAY,
+    S_DESTINATION,
+    S_HEADER,
+    S_LENGTH,
+    S_NOTIFY,
+    S_PORT,
+    S_ROUTE,
+    SEND_TIMER,
+)
 from ..records import (
     ACT_DROPPED,
     CONTENTION_QUEUED,
@@ -54,21 +69,6 @@ from ..records import (
     TRAFFIC_UNICAST,
     VALUE_ALTERED,
     VALUE_TRUE,
-)
-from ...np.program import (
-    EVENT_DELIVERED,
-    EVENT_FORGE,
-    EVENT_INITIATE,
-    EVENT_TIMER,
-    S_ARGUMENT,
-    S_DELAY,
-    S_DESTINATION,
-    S_HEADER,
-    S_LENGTH,
-    S_NOTIFY,
-    S_PORT,
-    S_ROUTE,
-    SEND_TIMER,
 )
 from .contexts import enqueue
 from .heaps import push, push_birth

@@ -52,7 +52,8 @@ VI_BLOCKED_OUTPUT = 7  # cycles it waited here for a VC, a link held by another 
 VI_BLOCKED_CREDIT = 8  # cycles a flit of it waited here for a slot another packet's flit held downstream
 VI_OCCUPANCY = 9  # flit-cycles held (IN_COUNT summed over cycles, when counters are kept)
 VI_OCCUPANCY_AT = 10  # cycle VI_OCCUPANCY was last brought up to date
-VI_ROWS = 11
+VI_MARKED_BLOCKED = 11  # 1 once the packet has been marked blocked here (its record is touched once a visit)
+VI_ROWS = 12
 
 # ---- physical ports: one row per node and physical input/output j in 0..P+C-1 -----------------------------------
 PT_BUSY_UNTIL = 0  # output j: its link (or the ejection bus) is free from this cycle
@@ -148,7 +149,8 @@ ST_RANDOM = 31  # state of the kernel's random generator (link corruption)
 ST_LOST_FLITS = 32  # flits swallowed by faults
 ST_ERROR_DETAIL = 33
 ST_PHASE = 34  # PHASE_*: how far the current cycle has got (a pause resumes there)
-ST_ROWS = 35
+ST_POOL_TOP = 35  # packet records from here up have never been used
+ST_ROWS = 36
 
 PHASE_ROOM = 0  # a new cycle: make sure the logs and pools have room for its contexts and grants
 PHASE_ARRIVALS = 1  # births, traffic and NP events of the cycle (each resumes where it paused)
@@ -228,22 +230,19 @@ Run = namedtuple("Run", ["stats", "heap", "np_heap", "birth_cycle", "birth_uid",
 
 
 def empty_pool(capacity: int, words: int) -> Packets:
-    """Free records chained through PK_NEXT (the kernel takes them from the head)."""
-    table = np.zeros((capacity, PK_ROWS), np.int64)
-    table[:, PK_NEXT] = np.arange(1, capacity + 1)
-    table[-1, PK_NEXT] = -1
-    header = np.zeros((capacity, max(words, 1)), np.int64)
-    return Packets(table, header, header.copy())
+    """Records never used: the kernel takes them from ST_POOL_TOP up once no recycled one is free, so memory
+    is touched as packets are made (a pool chained in advance would touch all of it at once)."""
+    return Packets(np.zeros((capacity, PK_ROWS), np.int64), np.zeros((capacity, max(words, 1)), np.int64),
+                   np.zeros((capacity, max(words, 1)), np.int64))
 
 
 def grow_pool(packets: Packets, stats: np.ndarray) -> Packets:
-    """Twice the records; the new half joins the free list."""
+    """Twice the records; the new half above the used ones."""
     old = packets.table.shape[0]
+    used = stats[ST_POOL_TOP]
     bigger = empty_pool(2 * old, packets.header.shape[1])
-    bigger.table[:old] = packets.table
-    bigger.header[:old] = packets.header
-    bigger.origin_header[:old] = packets.origin_header
-    bigger.table[2 * old - 1, PK_NEXT] = stats[ST_FREE_HEAD]
-    stats[ST_FREE_HEAD] = old
+    bigger.table[:used] = packets.table[:used]
+    bigger.header[:used] = packets.header[:used]
+    bigger.origin_header[:used] = packets.origin_header[:used]
     stats[ST_FREE_COUNT] += old
     return bigger
