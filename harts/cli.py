@@ -227,7 +227,7 @@ def _tools(result, args, data: dict) -> None:
         data["link_map"] = args.link_map
     if args.packet_trace is not None:
         from .tools.packet_trace import write_packet_trace
-        write_packet_trace(result, args.packet_trace)
+        write_packet_trace(result.hops, result.topology, result.config["timing.clock_period_us"], args.packet_trace)
         data["packet_trace"] = args.packet_trace
 
 

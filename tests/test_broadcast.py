@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from harts.broadcasts.kandlur_shin import run_broadcast
+from harts.controller import records as R
 from harts.reference.kandlur_shin import best_case_latency, broadcast_copies
 from harts.tools.calibrate import calibrate
 
@@ -77,6 +78,7 @@ def test_engine_delivers_the_reference_copies_at_zero_load(algorithm, n, model):
         assert c.arrival == c.transmissions * (S + r * 128) + c.cut_throughs * d
         assert not c.marked
         assert c.contention == 0  # a zero-load broadcast is contention-free: every copy took its formula time
+    assert run.summary()["first_contention"] is None
 
 
 @pytest.mark.parametrize("n", [3, 6, 11])
@@ -142,7 +144,15 @@ def test_broadcast_over_background_traffic_still_delivers_k_copies(model):
     assert set(counts.values()) == {3} and len(counts) == 60
     assert run.latency > 2 * (S + r * 512) + 2 * (5 - 2) * d  # it met other packets on the way
     assert any(c.marked for c in run.copies)  # some tee found its transmitter busy
-    assert not run.summary()["contention_free"]
+    summary = run.summary()
+    assert not summary["contention_free"]
+    # the first of the broadcast's own packets to wait, after it began and before its last copy arrived
+    first = summary["first_contention"]
+    packet = run.result.packet(first["uid"])
+    mark = next(bit for bit, name in R.CONTENTION_NAMES.items() if name == first["kind"])
+    assert packet[R.PL_ORIGIN] == run.origin and packet[R.PL_CONTENTION] & mark
+    assert 0 <= first["cycle"] < run.latency and 0 <= first["node"] < 61
+    assert packet[R.PL_CONTENDED_AT] == (1500 + first["cycle"]) * cfg.bytes_per_cycle
 
 
 def test_the_plot_centres_the_hexagon_on_the_source():

@@ -1,6 +1,6 @@
 """The kernel's general machinery: NP programs and microprograms from outside the package, every route
-kind, missing links, the contention certificate, run-ahead, calibration on every topology kind, and the
-memory guard."""
+kind, arrival notices, missing links, the contention certificate and where each packet first waited,
+run-ahead, calibration on every topology kind, and the memory guard."""
 
 from fractions import Fraction
 from pathlib import Path
@@ -12,6 +12,8 @@ from harts.machine.config import defaults, load_config
 from harts.controller import records as R
 from harts.controller import state as S
 from harts.errors import InputError, SimulationError
+from harts.machine import cut_through
+from harts.machine.results import earliest_wait
 from harts.machine.simulation import Simulation
 from harts.tools.calibrate import calibrate
 from harts.machine.traffic import initiations, unicast, worms
@@ -53,6 +55,22 @@ def test_an_np_program_from_outside_the_package_uses_every_route_kind_timers_and
     assert result.np_state[[13, 14, 10, 11, 2, 7]].tolist() == [[1, 0, 0]] * 6
 
 
+def test_an_arrival_notice_comes_when_the_packet_is_in_its_destination_np_and_costs_the_sender_nothing():
+    """tests/programs/acknowledged.py: node 0 of E-4 sends 128 bytes to node 20, and sends them again when
+    it hears that the first packet is in node 20's NP. The notice comes at the first packet's delivery, and
+    it costs the NP nothing even where each delivery it handles costs 10 cycles: the second packet, sent
+    the same way along the same idle path, is delivered as long after the notice as the first was after
+    its initiation at tick 0."""
+    cfg = config(4, np__program=str(PROGRAMS / "acknowledged.py"), timing__np_receive_cycles=10)
+    result = Simulation(cfg).run(initiations([0], [0], [20], [128]))
+    dl = result.deliveries
+    assert dl[R.DL_NODE].tolist() == [20, 20]
+    first, second = sorted(dl[R.DL_TICK].tolist())
+    assert result.np_state[0].tolist() == [1, first, 20]  # one notice: the second packet asked for none
+    assert second - first == first
+    assert result.np_state[20].tolist() == [0, 0, 0]
+
+
 def test_dimension_order_takes_one_port_where_adaptive_takes_another():
     """A 512-byte packet keeps port +x of node 0 busy; a packet to (1,1) sent right after must wait for
     +x under dimension-order routing (x first) but leaves on +y under adaptive routing."""
@@ -76,28 +94,56 @@ def test_a_send_onto_a_missing_link_is_a_run_time_error_naming_node_and_port():
     assert "node 3 has no link on port 0 (+x0) of mesh 4x4" in message
 
 
-def test_the_contention_certificate_names_what_each_packet_waited_for():
-    sim = Simulation(config(5))
+def test_the_contention_certificate_names_what_each_packet_waited_for_and_where_it_first_did():
+    cfg = config(5)
+    sim = Simulation(cfg)
+    _, _, d = closed_form(cfg)
+    # a bus interface forwards a packet from its NP np_send + bmu_setup + 2 cycles after it was sent
+    # (wait_header, branch), and each receiver on its way d cycles after the node before
+    forward = cfg["timing.np_send_cycles"] + cfg["timing.bmu_setup_cycles"] + 2
     alone = sim.run(unicast([0], [0], [12], [128]))
     assert alone.summary()["contention_free"] and alone.packet(0)[R.PL_CONTENTION] == 0
+    assert alone.summary()["first_contention"] is None
+    assert alone.packet(0)[[R.PL_CONTENDED_AT, R.PL_CONTENDED_NODE, R.PL_CONTENDED_KIND]].tolist() == [-1, -1, 0]
     # two packets on one link at once: the second waits for the transmitter (a bus interface retries)
     both = sim.run(unicast([0, 0], [0, 0], [1, 1], [512, 64]))
     assert both.packet(0)[R.PL_CONTENTION] == 0
     assert both.packet(1)[R.PL_CONTENTION] == R.CONTENTION_RETRIED
     summary = both.summary()
     assert not summary["contention_free"] and summary["packets_retried"] == 1
-    # a packet passing through a node whose productive transmitter is busy is stored in its BMU
+    assert summary["first_contention"] == {"uid": 1, "node": 0, "cycle": forward, "kind": "retried"}
+    # a packet passing through a node whose productive transmitter is busy is refused it, then stored
     crossing = sim.run(unicast([0, 0], [1, 0], [2, 2], [512, 64]))
-    assert crossing.packet(1)[R.PL_CONTENTION] & R.CONTENTION_STORED
+    assert crossing.packet(1)[R.PL_CONTENTION] == R.CONTENTION_RETRIED | R.CONTENTION_STORED
     assert crossing.summary()["packets_stored"] == 1
+    assert crossing.summary()["first_contention"] == {"uid": 1, "node": 1, "cycle": forward + d, "kind": "retried"}
     # under load every kind of waiting happens, and each is counted
     loaded = Simulation(config(7, traffic__uniform__load=0.8, run__cycles=3000)).run(keep=False).summary()
     assert min(loaded["packets_stored"], loaded["packets_retried"], loaded["packets_queued"]) > 0
 
 
+def test_the_first_contention_of_a_run_is_found_as_its_logs_drain(monkeypatch):
+    """Kept whole, the packet log names the earliest wait; with keep=False and logs drained every 256
+    rows, the summary must name the same one."""
+    cfg = config(6, traffic__uniform__load=0.7, run__cycles=2000)
+    kept = Simulation(cfg).run()
+    pl = kept.packets
+    tick, uid, node, kind = earliest_wait(pl)
+    column = np.flatnonzero(pl[R.PL_UID] == uid)[0]
+    assert pl[R.PL_CONTENTION, column] & kind and tick >= pl[R.PL_CREATE, column]
+    own = pl[R.PL_CONTENDED_KIND] != 0
+    assert (pl[R.PL_CONTENTION, own] & pl[R.PL_CONTENDED_KIND, own] != 0).all()
+    assert (pl[R.PL_CONTENDED_AT, own] >= tick).all() and (pl[R.PL_CONTENDED_AT, ~own] == -1).all()
+    monkeypatch.setattr(cut_through, "LOG_ROWS", 256)
+    drained = Simulation(cfg).run(keep=False).summary()["first_contention"]
+    assert drained == kept.summary()["first_contention"] == {
+        "uid": uid, "node": node, "cycle": tick / cfg.bytes_per_cycle, "kind": R.CONTENTION_NAMES[kind]}
+
+
 def test_running_private_instructions_ahead_of_the_clock_changes_nothing():
     """The fast path (one event per shared instruction, link receivers' 'done' run ahead) against one
-    event per instruction (what a VCD trace uses), on a loaded mesh with broadcasts and stores."""
+    event per instruction (what a VCD trace uses), on a loaded mesh with broadcasts and stores: the same
+    logs, hop records and counters."""
     class EveryInstruction:
         def pause_before(self, now, proposed):
             return proposed
@@ -107,11 +153,14 @@ def test_running_private_instructions_ahead_of_the_clock_changes_nothing():
 
     cfg = config(6, traffic__uniform__load=0.7, run__cycles=2000, bmu__capacity_bytes=4096)
     sim = Simulation(cfg)
-    fast = sim.run()
-    slow = sim.run(observer=EveryInstruction())
+    fast = sim.run(hops=True)
+    slow = sim.run(observer=EveryInstruction(), hops=True)
     assert np.array_equal(fast.deliveries, slow.deliveries)
+    fast_hops, slow_hops = fast.hops.rows, slow.hops.rows
+    assert np.array_equal(fast_hops[:, np.lexsort(fast_hops[::-1])], slow_hops[:, np.lexsort(slow_hops[::-1])])
     assert np.array_equal(np.sort(fast.packets[R.PL_UID]), np.sort(slow.packets[R.PL_UID]))
-    for column in (R.PL_COMPLETE, R.PL_HOPS, R.PL_CUTS, R.PL_STORES, R.PL_CONTENTION, R.PL_DROPPED):
+    for column in (R.PL_COMPLETE, R.PL_HOPS, R.PL_CUTS, R.PL_STORES, R.PL_CONTENTION, R.PL_DROPPED, R.PL_CONTENDED_AT,
+                   R.PL_CONTENDED_NODE, R.PL_CONTENDED_KIND):
         assert np.array_equal(fast.packets[column, np.argsort(fast.packets[R.PL_UID])],
                               slow.packets[column, np.argsort(slow.packets[R.PL_UID])])
     for counter in (S.ST_TIME, S.ST_INSTRUCTIONS, S.ST_CUT_THROUGHS, S.ST_STORED_IN, S.ST_OVERFLOWS):

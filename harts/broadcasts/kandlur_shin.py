@@ -15,7 +15,7 @@ import numpy as np
 from ..machine.config import Config
 from ..controller import records as R
 from ..np.kandlur_shin import ALGORITHMS, COPIES, MARKED
-from ..machine.results import Result
+from ..machine.results import Result, describe_wait, earliest_wait
 from ..machine.simulation import Simulation
 from ..machine.traffic import Traffic, build_traffic, initiations
 
@@ -50,6 +50,7 @@ class BroadcastRun:
     copies: list[EngineCopy]
     worms: list[Worm]
     result: Result
+    origin: int  # the broadcast's traffic record: the origin of its packets
 
     @property
     def latency(self) -> Fraction:
@@ -92,7 +93,15 @@ class BroadcastRun:
             "transmissions_max": max(c.transmissions for c in self.copies),
             "marked_copies": sum(c.marked for c in self.copies),
             "contention_free": all(c.contention == 0 for c in self.copies),
+            "first_contention": self.first_contention(),
         }
+
+    def first_contention(self) -> dict | None:
+        """The earliest wait of any of the broadcast's own packets (its cycle counted from the broadcast's
+        start, as the copies' arrivals are), or None."""
+        pl, ticks_per_cycle = self.result.packets, self.result.ticks_per_cycle
+        start = int(self.result.traffic.create[self.origin]) * ticks_per_cycle
+        return describe_wait(earliest_wait(pl[:, pl[R.PL_ORIGIN] == self.origin]), ticks_per_cycle, start)
 
 
 def engine_worms(result: Result, origin: int) -> list[Worm]:
@@ -158,4 +167,4 @@ def run_broadcast(config: Config, algorithm: str, source: int = 0, length: int =
     result = simulation.run(traffic, progress=progress, faults=faults, hops=hops, counters=counters,
                             observer=observer)
     return BroadcastRun(algorithm, source, length, engine_copies(result, origin), engine_worms(result, origin),
-                        result)
+                        result, origin)

@@ -13,15 +13,15 @@ cut-through.
 
 from ..jit import kernel_part
 from .clock import schedule
-from .logs import log_hop
-from .packets import hold, release
-from .records import CONTENTION_QUEUED, CONTENTION_STORED, DROP_BMU_OVERFLOW
+from .logs import log_visit
+from .packets import hold, mark_contention, release
+from .records import ACT_DROPPED, CONTENTION_QUEUED, CONTENTION_STORED, DROP_BMU_OVERFLOW
 from .state import (
+    CX_ARRIVE,
     CX_FROM_STORE,
     CX_IDLE_FROM,
     CX_PKT,
     CX_TAKEN,
-    HOP_STORE,
     ND_BMU_CHANGED,
     ND_BMU_CREDIT,
     ND_BMU_INTEGRAL,
@@ -34,19 +34,23 @@ from .state import (
     ND_QUEUE_LEN,
     ND_QUEUE_TAIL,
     NEVER,
-    PK_CONTENTION,
     PK_DROPPED,
     PK_IN_BMU,
     PK_LEN,
     PK_NEXT,
     PK_PREV,
     PK_READY,
+    PK_REFUSED_AT,
+    PK_STORED_AT,
     PK_STORES,
     PK_UID,
+    PK_VISIT_IN,
+    PK_VISIT_PORT,
     PK_WAITS_FOR,
     PR_BMU_CAPACITY,
     PR_BMU_DROPS_WHEN_FULL,
     PR_BUS_INTERFACES,
+    PR_HOP_LOG,
     PR_PORTS,
     ST_DROPS,
     ST_OVERFLOWS,
@@ -101,24 +105,35 @@ def bmu_end_promise(node, params, v, length, c):
 
 
 @kernel_part
-def bmu_store(controller, packets, logs, clock, params, v, p, ready, c):
-    """Keep packet p whole in v's BMU, ready for a bus interface at `ready`; or, in a full BMU that
-    drops, drop it (the bytes still arrive, and are thrown away)."""
+def bmu_store(controller, packets, logs, clock, params, ci, v, p, ready, c):
+    """Link receiver ci keeps packet p whole in v's BMU, ready for a bus interface at `ready`; or, in a
+    full BMU that drops, drops it (the bytes still arrive, and are thrown away)."""
     stats = logs.stats
     pk = packets.table
     length = pk[p, PK_LEN]
+    hop_log = params[PR_HOP_LOG] != 0
+    receiver = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES])
+    arrive = controller.ctx[ci, CX_ARRIVE]
     if params[PR_BMU_DROPS_WHEN_FULL] != 0 and bmu_free_bytes(controller.node, params, v) < length:
         pk[p, PK_DROPPED] = DROP_BMU_OVERFLOW
         stats[ST_OVERFLOWS] += 1
         stats[ST_DROPS] += 1
+        if hop_log:
+            log_visit(logs, pk[p, PK_UID], v, receiver, -2, arrive, arrive + length, -1, -1, ACT_DROPPED, 0, 0,
+                      DROP_BMU_OVERFLOW)
         return
     bmu_change(controller.node, v, c, length, 0)
     pk[p, PK_IN_BMU] = 1
     pk[p, PK_STORES] += 1
-    pk[p, PK_CONTENTION] |= CONTENTION_STORED
+    mark_contention(pk, p, CONTENTION_STORED, v, c)
     stats[ST_STORED_IN] += length
     pk[p, PK_READY] = ready
-    log_hop(logs, params, HOP_STORE, pk[p, PK_UID], v, -1, c, ready)
+    if hop_log:
+        # the bus interface that sends it on writes its visit
+        pk[p, PK_VISIT_PORT] = receiver
+        pk[p, PK_VISIT_IN] = arrive
+        pk[p, PK_STORED_AT] = c
+        pk[p, PK_REFUSED_AT] = -1
     bmu_enqueue(controller, packets, clock, stats, params, v, p, c)
 
 
@@ -224,7 +239,7 @@ def _next_turn(controller, packets, logs, clock, params, v, t, ready, c):
 @kernel_part
 def bmu_pop_ready(node, packets, v, c):
     """Take the head of v's ready queue if it is ready at tick c; -1 if none. Also returns the head's ready
-    tick (NEVER for an empty queue). A packet taken later than it was ready waited behind others."""
+    tick (NEVER for an empty queue). A packet taken later than it was ready waited behind others from then."""
     pk = packets.table
     head = node[v, ND_QUEUE_HEAD]
     if head < 0:
@@ -241,5 +256,5 @@ def bmu_pop_ready(node, packets, v, c):
     pk[head, PK_NEXT] = -1
     _queue_change(node, v, c, -1)
     if c > ready:
-        pk[head, PK_CONTENTION] |= CONTENTION_QUEUED
+        mark_contention(pk, head, CONTENTION_QUEUED, v, ready)
     return head, ready

@@ -1,9 +1,9 @@
 """The logs the caller drains: one row per copy delivered to an NP (the delivery log, with each copy's
 header as delivered), one per packet record when it completes (the packet log) and, when asked for, one
-per step of a packet at a node (the hop log). They are the run's observations; nothing in the kernel
-reads them back."""
+per visit of a packet record to a node (the hop log, records.HR_*). They are the run's observations;
+nothing in the kernel reads them back."""
 
-from ..jit import kernel_part
+from ..jit import kernel_call, kernel_part
 from .records import (
     DL_CONTENTION,
     DL_CORRUPT,
@@ -24,9 +24,27 @@ from .records import (
     DL_TICK,
     DL_UID,
     DL_VALUE,
+    HR_ACTION,
+    HR_BLOCKED_CREDIT,
+    HR_BLOCKED_OUTPUT,
+    HR_FAULT,
+    HR_FIRST_IN,
+    HR_FIRST_OUT,
+    HR_IN_PORT,
+    HR_LAST_IN,
+    HR_LAST_OUT,
+    HR_NODE,
+    HR_OUT_PORT,
+    HR_OUT_VC,
+    HR_STORED,
+    HR_UID,
+    HR_VC,
     PL_BYTES_RECEIVED,
     PL_BYTES_SENT,
     PL_COMPLETE,
+    PL_CONTENDED_AT,
+    PL_CONTENDED_KIND,
+    PL_CONTENDED_NODE,
     PL_CONTENTION,
     PL_CREATE,
     PL_CUTS,
@@ -47,14 +65,11 @@ from .records import (
 )
 from .state import (
     CX_DIR,
-    HL_END,
-    HL_KIND,
-    HL_NODE,
-    HL_PORT,
-    HL_START,
-    HL_UID,
     PK_BYTES_RECEIVED,
     PK_BYTES_SENT,
+    PK_CONTENDED_AT,
+    PK_CONTENDED_KIND,
+    PK_CONTENDED_NODE,
     PK_CONTENTION,
     PK_CORRUPT,
     PK_CREATE,
@@ -76,7 +91,6 @@ from .state import (
     PK_VALUE,
     PR_BUS_INTERFACES,
     PR_HEADER_WORDS,
-    PR_HOP_LOG,
     PR_PORTS,
     PR_REGISTER_WORDS,
     ST_DELIVERIES,
@@ -155,20 +169,33 @@ def log_packet(packets, logs, p, c):
     log[PL_DIR, i] = pk[p, PK_DIR]
     log[PL_HOPS_INHERITED, i] = pk[p, PK_HOPS_INHERITED]
     log[PL_FORGED, i] = pk[p, PK_FORGED]
+    waited = pk[p, PK_CONTENDED_KIND] != 0
+    log[PL_CONTENDED_AT, i] = pk[p, PK_CONTENDED_AT] if waited else -1
+    log[PL_CONTENDED_NODE, i] = pk[p, PK_CONTENDED_NODE] if waited else -1
+    log[PL_CONTENDED_KIND, i] = pk[p, PK_CONTENDED_KIND]
 
 
-@kernel_part
-def log_hop(logs, params, kind, uid, v, port, start, end):
-    """One step (HOP_*) of packet `uid` at node v, if the run keeps a hop log."""
-    if params[PR_HOP_LOG] == 0:
-        return
+@kernel_call
+def log_visit(logs, uid, v, in_port, out_port, first_in, last_in, first_out, last_out, action, stored, blocked,
+              fault):
+    """One visit of packet `uid` to node v (records.HR_*); the caller writes it only when the run keeps a hop
+    log (PR_HOP_LOG). This kernel has no virtual channels and no credits: those fields are 0."""
     stats = logs.stats
     i = stats[ST_HOP_ROWS]
     stats[ST_HOP_ROWS] = i + 1
     hops = logs.hops
-    hops[HL_KIND, i] = kind
-    hops[HL_UID, i] = uid
-    hops[HL_NODE, i] = v
-    hops[HL_PORT, i] = port
-    hops[HL_START, i] = start
-    hops[HL_END, i] = end
+    hops[HR_UID, i] = uid
+    hops[HR_NODE, i] = v
+    hops[HR_IN_PORT, i] = in_port
+    hops[HR_OUT_PORT, i] = out_port
+    hops[HR_VC, i] = 0
+    hops[HR_OUT_VC, i] = 0
+    hops[HR_FIRST_IN, i] = first_in
+    hops[HR_LAST_IN, i] = last_in
+    hops[HR_FIRST_OUT, i] = first_out
+    hops[HR_LAST_OUT, i] = last_out
+    hops[HR_ACTION, i] = action
+    hops[HR_STORED, i] = stored
+    hops[HR_BLOCKED_OUTPUT, i] = blocked
+    hops[HR_BLOCKED_CREDIT, i] = 0
+    hops[HR_FAULT, i] = fault

@@ -7,17 +7,25 @@ from ..jit import kernel_part
 from .logs import log_packet
 from .state import (
     PK_BUS_TICKS,
+    PK_CONTENDED_AT,
+    PK_CONTENDED_KIND,
+    PK_CONTENDED_NODE,
+    PK_CONTENTION,
     PK_CREATE,
     PK_DEST,
     PK_HOLDERS,
     PK_LEN,
     PK_NEXT,
     PK_PARENT,
+    PK_REFUSED_AT,
     PK_RELEASED,
     PK_ROWS,
     PK_UID,
+    PK_VISIT_IN,
+    PK_VISIT_PORT,
     PK_WAITS_FOR,
     PR_BYTES_PER_CYCLE,
+    PR_HOP_LOG,
     PR_SLOT_BYTES,
     ST_FREE_COUNT,
     ST_FREE_HEAD,
@@ -53,6 +61,27 @@ def set_length(pk, params, p, length):
     """A record's length, and the ticks a receiver's bus slot takes to carry it (PR_SLOT_BYTES a cycle)."""
     pk[p, PK_LEN] = length
     pk[p, PK_BUS_TICKS] = -(-length * params[PR_BYTES_PER_CYCLE] // params[PR_SLOT_BYTES])
+
+
+@kernel_part
+def handed_over(pk, params, p, ready):
+    """Record p, which an NP hands to its BMU, is ready there at `ready`: where its first visit begins, if
+    the run keeps a hop log."""
+    if params[PR_HOP_LOG] != 0:
+        pk[p, PK_VISIT_PORT] = -1
+        pk[p, PK_VISIT_IN] = ready
+        pk[p, PK_REFUSED_AT] = -1
+
+
+@kernel_part
+def mark_contention(pk, p, kind, v, tick):
+    """Packet p waits itself, for the reason `kind` (CONTENTION_*), at node v from `tick`: it carries the
+    mark, and the earliest such wait is kept (PK_CONTENDED_*)."""
+    pk[p, PK_CONTENTION] |= kind
+    if pk[p, PK_CONTENDED_KIND] == 0 or tick < pk[p, PK_CONTENDED_AT]:
+        pk[p, PK_CONTENDED_AT] = tick
+        pk[p, PK_CONTENDED_NODE] = v
+        pk[p, PK_CONTENDED_KIND] = kind
 
 
 @kernel_part

@@ -11,8 +11,9 @@ so a context runs them ahead of the clock as soon as it knows when they execute 
 event per shared instruction instead of one per instruction, with identical results.
 """
 
-from ..jit import kernel_part
-from ..np.processor import np_deliver, np_sent
+from ..jit import kernel_call, kernel_part
+from ..np.processor import np_deliver, np_notice
+from ..np.program import EVENT_SENT
 from . import isa
 from .bmu import (
     bmu_change,
@@ -25,9 +26,15 @@ from .bmu import (
 from .clock import schedule
 from .conditions import compare
 from .link import carry
-from .logs import log_hop
-from .packets import release
+from .logs import log_visit
+from .packets import mark_contention, release
 from .records import (
+    ACT_CUT_THROUGH,
+    ACT_DELIVERED,
+    ACT_DROPPED,
+    ACT_INJECTED,
+    ACT_STORED,
+    ACT_TEED,
     CONTENTION_QUEUED,
     CONTENTION_RETRIED,
     ROUTE_DESTINATION,
@@ -61,17 +68,12 @@ from .state import (
     ERR_NO_ROUTE,
     ERR_TRUNCATED,
     ERR_TWO_STREAMS,
-    HOP_CUT,
-    HOP_DELIVER,
-    HOP_RECEIVE,
-    HOP_SEND,
     ND_INTERFACE_BLOCKED,
     ND_INTERFACE_BUSY,
     NEVER,
     PK_ARRIVE,
     PK_BUS_TICKS,
     PK_BYTES_RECEIVED,
-    PK_CONTENTION,
     PK_CUTS,
     PK_DIR,
     PK_DROPPED,
@@ -79,9 +81,13 @@ from .state import (
     PK_IN_BMU,
     PK_LEN,
     PK_NEXT,
+    PK_REFUSED_AT,
     PK_ROUTE,
+    PK_STORED_AT,
     PK_STORES,
     PK_UID,
+    PK_VISIT_IN,
+    PK_VISIT_PORT,
     PK_WAITS_FOR,
     PR_AXES,
     PR_BMU_PER_OUTPUT,
@@ -94,6 +100,8 @@ from .state import (
     PR_ENTRY_RECEIVE,
     PR_FIFO_BYTES,
     PR_HEADER_BYTES,
+    PR_HOP_LOG,
+    PR_LINK_DELAY,
     PR_PORTS,
     PR_REGISTER_WORDS,
     PR_RUN_AHEAD,
@@ -119,8 +127,8 @@ from .transmitter import NO_LINK, REFUSED_BUSY, REFUSED_FULL, transmit
 
 
 @kernel_part
-def _accept(ctx, packets, params, stats, ci, e, p, arrive, now):
-    """Packet p, sent at tick `now`, reaches link receiver ci (event id e) from tick `arrive`. Returns the
+def _accept(ctx, packets, params, stats, ci, e, p, v, arrive, now):
+    """Packet p, sent at tick `now`, reaches link receiver ci (event id e) of node v from tick `arrive`. Returns the
     tick from which the receiver runs its microprogram on it, or -1 if the receiver is busy (p waits in
     its FIFO, oldest first)."""
     pk = packets.table
@@ -130,7 +138,7 @@ def _accept(ctx, packets, params, stats, ci, e, p, arrive, now):
         if now < done or (now == done and stats[ST_CURRENT] < e):
             # The receiver's last 'done' ran ahead of the clock and comes after this arrival: the packet
             # waits for it, as it would have in the receiver's FIFO.
-            return _waited_behind(pk, params, p, ctx[ci, CX_RESUME_TICK], arrive)
+            return _waited_behind(pk, params, p, v, ctx[ci, CX_RESUME_TICK], arrive)
         # Another part's signal raised at tick `now` is seen at now + 1 at the earliest.
         return max(now + 1, arrive)
     # The receiver is still finishing the previous packet: this one waits in the receiver FIFO.
@@ -146,13 +154,14 @@ def _accept(ctx, packets, params, stats, ci, e, p, arrive, now):
 
 
 @kernel_part
-def _waited_behind(pk, params, p, free, arrive):
-    """The tick a receiver that is free from `free` starts on packet p arriving at `arrive`. Starting
-    after p's header is in delays it (a receiver can do nothing with a packet before), so p has queued
-    behind the packet before it."""
+def _waited_behind(pk, params, p, v, free, arrive):
+    """The tick a receiver of node v that is free from `free` starts on packet p arriving at `arrive`.
+    Starting after p's header is in delays it (a receiver can do nothing with a packet before), so p has
+    queued behind the packet before it, from the tick its header was in."""
     start = max(free, arrive)
-    if start > arrive + params[PR_HEADER_BYTES]:
-        pk[p, PK_CONTENTION] |= CONTENTION_QUEUED
+    header_in = arrive + params[PR_HEADER_BYTES]
+    if start > header_in:
+        mark_contention(pk, p, CONTENTION_QUEUED, v, header_in)
     return start
 
 
@@ -169,7 +178,7 @@ def _begin(ctx, pk, params, ci, p, arrive):
 
 
 @kernel_part
-def _next_pending(ctx, packets, params, ci, free):
+def _next_pending(ctx, packets, params, ci, v, free):
     """After `done`, take the oldest packet that arrived while busy and return the tick the receiver starts
     on it (it is free from `free`), or go idle (returns -1)."""
     pk = packets.table
@@ -182,7 +191,7 @@ def _next_pending(ctx, packets, params, ci, free):
         ctx[ci, CX_PENDING_TAIL] = -1
     pk[p, PK_NEXT] = -1
     _begin(ctx, pk, params, ci, p, pk[p, PK_ARRIVE])
-    return _waited_behind(pk, params, p, free, pk[p, PK_ARRIVE])
+    return _waited_behind(pk, params, p, v, free, pk[p, PK_ARRIVE])
 
 
 @kernel_part
@@ -289,15 +298,16 @@ def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now)
     first = transmit(machine, controller, packets, logs.stats, v, port, p, c)
     if first < 0:
         return first
-    length = pk[p, PK_LEN]
-    local = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) >= params[PR_PORTS]
-    log_hop(logs, params, HOP_SEND if local else HOP_CUT, pk[p, PK_UID], v, port, first, first + length)
     if pk[p, PK_DROPPED] == 0:
         receiver, u, arrive = carry(machine, packets, v, port, p, first)
-        log_hop(logs, params, HOP_RECEIVE, pk[p, PK_UID], u, machine.in_port[v, port], arrive, arrive + length)
-        start = _accept(controller.ctx, packets, params, logs.stats, receiver, receiver + u + 1, p, arrive, now)
+        start = _accept(controller.ctx, packets, params, logs.stats, receiver, receiver + u + 1, p, u, arrive, now)
         if start >= 0:
             advance(machine, controller, packets, logs, clock, receiver, u, start, now)
+    elif params[PR_HOP_LOG] != 0:
+        # swallowed at the far end: where it would have come in
+        arrive = first + params[PR_LINK_DELAY]
+        log_visit(logs, pk[p, PK_UID], machine.neighbours[v, port], machine.in_port[v, port], -2, arrive,
+                  arrive + pk[p, PK_LEN], -1, -1, ACT_DROPPED, 0, 0, pk[p, PK_DROPPED])
     return first
 
 
@@ -388,14 +398,46 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
 
 
 @kernel_part
-def _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, hops, cuts, stores):
-    """The packet streams into the BMU and on to the NP; the copy counts when its last byte is there."""
+def _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, hops, cuts, stores, teed):
+    """The packet streams into the BMU and on to the NP; the copy counts when its last byte is there. A
+    teed packet's visit is the transmission's (_log_sent)."""
     params = machine.params
-    tick = tail_time(ci, p, False, controller.ctx, packets.table, params) + params[PR_BUS_DELAY] \
-        + params[PR_DELIVER]
-    receiver = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES])
-    log_hop(logs, params, HOP_DELIVER, packets.table[p, PK_UID], v, receiver, c, tick)
+    pk = packets.table
+    tick = tail_time(ci, p, False, controller.ctx, pk, params) + params[PR_BUS_DELAY] + params[PR_DELIVER]
+    if params[PR_HOP_LOG] != 0 and not teed:
+        arrive = controller.ctx[ci, CX_ARRIVE]
+        pk[p, PK_REFUSED_AT] = -1
+        log_visit(logs, pk[p, PK_UID], v, ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES]), -1, arrive,
+                  arrive + pk[p, PK_LEN], c + params[PR_BUS_DELAY], tick, ACT_DELIVERED, 0, 0, 0)
     np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, tick, hops, cuts, stores, c)
+
+
+@kernel_call
+def _log_sent(ctx, packets, logs, params, ci, p, v, local, teed, first, c):
+    """The visit of packet p to node v ends in a transmission whose first byte leaves at `first`, the
+    reservation made at tick c: its hop record, now that every time of it is known."""
+    pk = packets.table
+    length = pk[p, PK_LEN]
+    refused = pk[p, PK_REFUSED_AT]
+    pk[p, PK_REFUSED_AT] = -1
+    stored = 0
+    if local:
+        in_port = pk[p, PK_VISIT_PORT]
+        first_in = pk[p, PK_VISIT_IN]
+        if ctx[ci, CX_FROM_STORE] != 0:
+            action = ACT_STORED
+            last_in = first_in + length
+            stored = first - pk[p, PK_STORED_AT]
+        else:
+            action = ACT_INJECTED
+            last_in = first_in
+    else:
+        in_port = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES])
+        first_in = ctx[ci, CX_ARRIVE]
+        last_in = first_in + length
+        action = ACT_TEED if teed else ACT_CUT_THROUGH
+    log_visit(logs, pk[p, PK_UID], v, in_port, pk[p, PK_DIR], first_in, last_in, first, first + length, action,
+              stored, c - refused if refused >= 0 else 0, 0)
 
 
 @kernel_part
@@ -475,14 +517,14 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             if ctx[ci, CX_FROM_STORE] != 0:
                 bmu_change(controller.node, v, c, -length, 0)
             else:
-                np_sent(machine, controller, packets, logs, clock, processor, p, v, c)
+                np_notice(machine, controller, packets, logs, clock, processor, p, EVENT_SENT, v, c, c)
             ctx[ci, CX_PKT] = -1
             release(packets, logs, p, c)
             # Look for the next ready packet from the next cycle on (the instruction's own cycles).
             ctx[ci, CX_IDLE_FROM] = c + cycles
             controller.node[v, ND_INTERFACE_BUSY] += c + cycles - ctx[ci, CX_TAKEN]
             return c + cycles
-        return _receiver_done(ctx, packets, logs, params, ci, p, c, cycles)
+        return _receiver_done(ctx, packets, logs, params, ci, p, v, c, cycles)
 
     # forward, tee, deliver, store: the packet starts streaming somewhere
     if ctx[ci, CX_HEADER] == 0:
@@ -498,12 +540,15 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
     following = pc + 1
     hops, cuts, stores = pk[p, PK_HOPS], pk[p, PK_CUTS], pk[p, PK_STORES]
     delivers = op == isa.OP_DELIVER
+    teed = False  # sent on and delivered at once
     if op == isa.OP_FORWARD or (op == isa.OP_TEE and (until < 0 or regs[ci, until] != 0)):
         first = _forward(machine, controller, packets, logs, clock, ci, p, v, code[isa.CODE_ARG, pc], c)
         if first == NO_LINK:
             return -1
         if first < 0:
-            pk[p, PK_CONTENTION] |= CONTENTION_RETRIED
+            mark_contention(pk, p, CONTENTION_RETRIED, v, c)
+            if params[PR_HOP_LOG] != 0 and pk[p, PK_REFUSED_AT] < 0:
+                pk[p, PK_REFUSED_AT] = c
             following = code[isa.CODE_TARGET, pc]
             if following == isa.RETRY:
                 if local and params[PR_BMU_PER_OUTPUT] != 0:
@@ -536,7 +581,10 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             else:
                 pk[p, PK_CUTS] += 1
                 stats[ST_CUT_THROUGHS] += 1
-            delivers = op == isa.OP_TEE
+            teed = op == isa.OP_TEE
+            delivers = teed
+            if params[PR_HOP_LOG] != 0:
+                _log_sent(ctx, packets, logs, params, ci, p, v, local, teed, first, c)
     else:
         # deliver, store, or a tee whose `until` field ran out (RELAY: delivered, not sent further)
         _write_header(regs, packets.header, params, ci, p)
@@ -548,16 +596,16 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
         else:
             # whole in the BMU, ready for a bus interface once its last byte is across the bus
             ready = tail_time(ci, p, local, ctx, pk, params) + params[PR_BUS_DELAY] + params[PR_BMU_SETUP]
-            bmu_store(controller, packets, logs, clock, params, v, p, ready, c)
+            bmu_store(controller, packets, logs, clock, params, ci, v, p, ready, c)
     if delivers:
-        _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, hops, cuts, stores)
+        _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, hops, cuts, stores, teed)
     stats[ST_INSTRUCTIONS] += 1
     ctx[ci, CX_PC] = following
     return c + cycles
 
 
 @kernel_part
-def _receiver_done(ctx, packets, logs, params, ci, p, t, cycles):
+def _receiver_done(ctx, packets, logs, params, ci, p, v, t, cycles):
     """A link receiver's 'done' at tick t: it lets go of its packet and takes the next one waiting in its
     FIFO, which starts `cycles` later (returned), or goes idle (-1). Run ahead of the clock, t may be a
     future tick: CX_DONE_TICK and CX_RESUME_TICK let a packet that arrives before it wait as it would."""
@@ -569,7 +617,7 @@ def _receiver_done(ctx, packets, logs, params, ci, p, t, cycles):
     release(packets, logs, p, t)
     ctx[ci, CX_DONE_TICK] = t
     ctx[ci, CX_RESUME_TICK] = t + cycles
-    return _next_pending(ctx, packets, params, ci, t + cycles)
+    return _next_pending(ctx, packets, params, ci, v, t + cycles)
 
 
 @kernel_part
@@ -615,7 +663,7 @@ def advance(machine, controller, packets, logs, clock, ci, v, t, now):
             if not _done_checks(code, ctx, packets.table, params, stats, ci, p, local, pc, t):
                 break
             ctx[ci, CX_PC] = pc
-            t = _receiver_done(ctx, packets, logs, params, ci, p, t,
+            t = _receiver_done(ctx, packets, logs, params, ci, p, v, t,
                                code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE])
             if t < 0:
                 break

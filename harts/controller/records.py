@@ -140,8 +140,9 @@ HR_VC = 4  # the input VC it held here (the NP channel for a packet from the NP)
 HR_OUT_VC = 5  # the VC it took on the link out (the NP channel for a delivery); 0 on the cut-through kernel
 HR_FIRST_IN = 6  # its head in: first byte at the receiver, head flit usable in the input VC, or handed over
 HR_LAST_IN = 7  # its tail in
-HR_FIRST_OUT = 8  # its head out: first byte on the link (or into the BMU for the NP), head flit across the switch
-HR_LAST_OUT = 9  # its tail out: last byte on the link (or the NP has it); the tail flit's link time ended
+HR_FIRST_OUT = 8  # its head out: first byte on the link (or into the BMU for the NP), head flit across the switch;
+# -1 where it went nowhere (HR_OUT_PORT -2)
+HR_LAST_OUT = 9  # its tail out: last byte on the link (or the NP has it); the tail flit's link time ended; -1 likewise
 HR_ACTION = 10  # ACT_*: what this node did with it
 HR_STORED = 11  # ticks it was held whole in the BMU (ACT_STORED), else 0
 HR_BLOCKED_OUTPUT = 12  # ticks it waited for an output: a refused reservation or VC, a busy link, a lost switch

@@ -50,7 +50,17 @@ PK_PREV = 27  # the record before it in the BMU ready queue
 PK_RELEASED = 28  # the latest tick a holder let go (releases run ahead of the clock may come out of order)
 PK_BUS_TICKS = 29  # ticks a receiver's slot of the time-sliced bus takes to carry it (ceil(length / slot))
 PK_WAITS_FOR = 30  # per-output BMU queues: the transmitter whose queue it waits in, or was let out of; -1 none
-PK_ROWS = 31
+# where and when it first waited itself (packets.mark_contention); PK_CONTENDED_KIND 0: it never has
+PK_CONTENDED_AT = 31
+PK_CONTENDED_NODE = 32
+PK_CONTENDED_KIND = 33  # the CONTENTION_* mark of that wait
+# what the hop record of its visit to a node needs once the context that took it in has let go (written only
+# with PR_HOP_LOG): the BMU that holds it sends it later
+PK_VISIT_PORT = 34  # the receiver it came in on; -1: from this node's NP
+PK_VISIT_IN = 35  # tick its first byte reached that receiver; from the NP: the tick it was ready in the BMU
+PK_STORED_AT = 36  # tick of the receiver's 'store'
+PK_REFUSED_AT = 37  # tick a forward of it was first refused at the node it is at; -1: not refused
+PK_ROWS = 38
 
 # ---- contexts: P link receivers then B BMU bus interfaces per node ----------------------------------------
 CX_PC = 0
@@ -105,20 +115,6 @@ ND_QUEUE_INTEGRAL = 14  # sum over ticks of the ready queue's length
 ND_QUEUE_CHANGED = 15  # tick ND_QUEUE_INTEGRAL was last brought up to date
 ND_ROWS = 16
 
-# ---- hop log (only when asked for, e.g. for a packet trace): one column per step of a packet at a node ----------
-HL_KIND = 0  # HOP_*
-HL_UID = 1
-HL_NODE = 2
-HL_PORT = 3  # the transmitter's or receiver's port; -1 for the BMU
-HL_START = 4  # tick
-HL_END = 5  # tick
-HL_ROWS = 6
-HOP_CUT = 0  # a receiver sent it on as it arrived (cut-through): first byte out .. last byte out
-HOP_SEND = 1  # a BMU interface sent it (the NP's own packet, or one stored here): first .. last byte out
-HOP_RECEIVE = 2  # it reached this receiver: first byte in .. last byte in
-HOP_STORE = 3  # the receiver stored it: the 'store' .. ready in the BMU
-HOP_DELIVER = 4  # the receiver delivered it: the 'deliver' or 'tee' .. the NP has it
-
 # ---- run-wide scalars -------------------------------------------------------------------------------------------
 ST_TIME = 0  # the tick being (or last) processed
 ST_ERROR = 1
@@ -157,7 +153,7 @@ ST_HEAP_SIZE = 33  # far-future events in the clock's overflow heap
 ST_STARTED = 34  # 1 once the first tick began
 ST_LATEST = 35  # the latest tick an instruction executed at, which may lie ahead of the clock (run-ahead)
 ST_TICKS = 36  # ticks the clock stopped at (ticks with work)
-ST_HOP_ROWS = 37  # rows in the hop log
+ST_HOP_ROWS = 37  # rows in the hop log (records.HR_*)
 ST_ROWS = 38
 
 PAUSE_NONE = 0
@@ -214,7 +210,7 @@ PR_REGISTER_WORDS = 29  # R: header words the microprogram may read or write (ro
 # the words after them belong to the NP program and go from packet to packet untouched
 PR_FAULTS = 30  # 1: some node or link is faulty or links damage payloads (else the checks are skipped)
 PR_BMU_PER_OUTPUT = 31  # 1: a bus interface refused a transmitter gives its packet back to wait for that output
-PR_HOP_LOG = 32  # 1: write the hop log
+PR_HOP_LOG = 32  # 1: write the hop log (records.HR_*) and what it needs in the packet records
 PR_ROWS = 33
 
 # ---- the clock: a timing wheel of event ids (NP of node v: v*(S+1); its context slot s: v*(S+1)+1+s) -------------

@@ -170,7 +170,7 @@ class CutThroughSimulation(Simulation):
             "controller": S.Controller(ctx, S.table(contexts, self.layout.registers), tx, node),
             "packets": S.packet_pool(records, words),
             "logs": R.Logs(stats, S.table(R.DL_ROWS, LOG_ROWS), S.table(LOG_ROWS, words),
-                           S.table(R.PL_ROWS, LOG_ROWS), S.table(S.HL_ROWS, LOG_ROWS if hops else 0)),
+                           S.table(R.PL_ROWS, LOG_ROWS), S.table(R.HR_ROWS, LOG_ROWS if hops else 0)),
             "clock": S.empty_clock(topo.n_nodes, per_node),
             "processor": self._processor(),
         }

@@ -10,6 +10,7 @@ cycle (the bytes a link moves per cycle on the cut-through kernel, 1 on the flit
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +39,19 @@ class HopRecords:
         """The columns of one packet's visits, in the order its head got to them."""
         columns = np.nonzero(self.rows[R.HR_UID] == uid)[0]
         return columns[np.argsort(self.rows[R.HR_FIRST_IN, columns], kind="stable")]
+
+    def uids(self) -> np.ndarray:
+        """The packets that visited some node, ascending."""
+        return np.unique(self.rows[R.HR_UID])
+
+    def by_packet(self) -> Iterator[tuple[int, np.ndarray]]:
+        """Every packet's uid with the columns of its visits in the order its head got to them, by uid (what
+        of_packet gives, for all packets at once)."""
+        order = np.lexsort((np.arange(len(self)), self.rows[R.HR_FIRST_IN], self.rows[R.HR_UID]))
+        uids = self.rows[R.HR_UID, order]
+        starts = np.flatnonzero(np.diff(uids, prepend=uids[:1] - 1)) if len(order) else np.zeros(0, np.int64)
+        for start, end in zip(starts, np.append(starts[1:], len(order))):
+            yield int(uids[start]), order[start:end]
 
     def path(self, uid: int) -> list[int]:
         """The nodes one packet visited, its sender first (a circuit's last attempt: the visits of probes that

@@ -45,7 +45,7 @@ class Tally:
     copy_length: int = 0  # length times copies delivered, over all packet records
     contention: dict = field(default_factory=lambda: {name: 0 for name, _ in CONTENTION_MARKS})
     contended_records: int = 0
-    first_wait: tuple | None = None  # (tick, uid, node, mark) of the earliest wait of any packet
+    first_wait: tuple | None = None  # earliest_wait of every packet so far
 
     def latency_quantile(self, q: float) -> int | None:
         """The smallest latency (ticks) at or below which a share q of the measured deliveries fall."""
@@ -54,6 +54,26 @@ class Tally:
         values = sorted(self.latencies)
         counts = np.cumsum([self.latencies[v] for v in values])
         return values[int(np.searchsorted(counts, q * self.measured))]
+
+
+def earliest_wait(packets: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(tick, uid, node, CONTENTION_* mark) of the earliest wait of a packet itself among these packet-log
+    columns (ties: the lower uid); None if none of them waited."""
+    waited = np.flatnonzero(packets[R.PL_CONTENDED_KIND] != 0)
+    if len(waited) == 0:
+        return None
+    first = waited[np.lexsort((packets[R.PL_UID, waited], packets[R.PL_CONTENDED_AT, waited]))[0]]
+    return tuple(int(packets[row, first]) for row in (R.PL_CONTENDED_AT, R.PL_UID, R.PL_CONTENDED_NODE,
+                                                       R.PL_CONTENDED_KIND))
+
+
+def describe_wait(wait: tuple[int, int, int, int] | None, ticks_per_cycle: int, start: int = 0) -> dict | None:
+    """An earliest_wait as the summaries give it (`first_contention`), its cycle counted from tick `start`."""
+    if wait is None:
+        return None
+    tick, uid, node, mark = wait
+    return {"uid": uid, "node": node, "cycle": float(Fraction(tick - start, ticks_per_cycle)),
+            "kind": R.CONTENTION_NAMES[mark]}
 
 
 class Recorder:
@@ -94,12 +114,9 @@ class Recorder:
         t.contended_records += int(np.count_nonzero(contention))
         for name, bit in CONTENTION_MARKS:
             t.contention[name] += int(np.count_nonzero(contention & bit))
-        waited = np.nonzero(packets[R.PL_CONTENDED_KIND] != 0)[0]
-        if len(waited):
-            first = waited[np.lexsort((packets[R.PL_UID, waited], packets[R.PL_CONTENDED_AT, waited]))[0]]
-            candidate = tuple(int(packets[f, first]) for f in (R.PL_CONTENDED_AT, R.PL_UID, R.PL_CONTENDED_NODE,
-                                                                R.PL_CONTENDED_KIND))
-            t.first_wait = min(t.first_wait or candidate, candidate)
+        wait = earliest_wait(packets)
+        if wait is not None:
+            t.first_wait = min(t.first_wait or wait, wait)
         if self.keep:
             self._deliveries.append(deliveries)
             self._header.append(header)
@@ -365,12 +382,7 @@ class Result:
 
     def first_contention(self) -> dict | None:
         """The earliest wait of any packet of the run: where, when and what; None if the run was contention-free."""
-        wait = self.logs.tally.first_wait
-        if wait is None:
-            return None
-        tick, uid, node, mark = wait
-        return {"uid": uid, "node": node, "cycle": float(Fraction(tick, self.ticks_per_cycle)),
-                "kind": R.CONTENTION_NAMES[mark]}
+        return describe_wait(self.logs.tally.first_wait, self.ticks_per_cycle)
 
     def _offered_loads(self) -> dict:
         """The config's own traffic's offered load (none for traffic given to run())."""

@@ -2,16 +2,18 @@
 BMU delivers, and runs the NP program's procedure on its events (harts.np.program).
 
 The NP is one serial processor per node: each delivered packet that asks for the procedure occupies it
-for PR_NP_RECEIVE ticks, in the order the events reach it (timers and sent-notices cost nothing).
+for PR_NP_RECEIVE ticks, in the order the events reach it (timers, sent-notices and arrival notices cost
+nothing).
 send_packet is non-blocking: a packet reaches the BMU PR_NP_SEND ticks after the NP issued it, without
 holding the NP, and all the sends of one procedure run go together, so the links transmit in parallel.
 """
 
 from ..controller.bmu import bmu_enqueue
 from ..controller.clock import schedule
-from ..controller.logs import log_delivery
-from ..controller.packets import complete, new_record, set_length
+from ..controller.logs import log_delivery, log_visit
+from ..controller.packets import complete, handed_over, mark_contention, new_record, set_length
 from ..controller.records import (
+    ACT_DROPPED,
     CONTENTION_QUEUED,
     DROP_CRASHED_NODE,
     E_ARGUMENT,
@@ -38,6 +40,7 @@ from ..controller.records import (
     E_VALUE,
     FAULT_BOGUS,
     FAULT_CRASH,
+    NOTIFY_ARRIVED,
     NOTIFY_DELIVERED,
     NOTIFY_SENT,
     ROUTE_DESTINATION,
@@ -83,6 +86,7 @@ from ..controller.state import (
     PR_BMU_SETUP,
     PR_BUS_INTERFACES,
     PR_HEADER_WORDS,
+    PR_HOP_LOG,
     PR_NP_RECEIVE,
     PR_NP_SEND,
     PR_PORTS,
@@ -97,6 +101,7 @@ from ..controller.state import (
 )
 from ..jit import kernel_call, kernel_part
 from .program import (
+    EVENT_ARRIVED,
     EVENT_DELIVERED,
     EVENT_FORGE,
     EVENT_INITIATE,
@@ -169,14 +174,16 @@ def _post(machine, controller, processor, clock, stats, e, v, c):
 
 @kernel_part
 def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, tick, hops, cuts, stores, c):
-    """A copy of packet p reaches the NP of node v at `tick` (by receiver context ci): log it, and if the
-    packet asks for it, queue an event for the NP's procedure."""
+    """A copy of packet p reaches the NP of node v at `tick` (by receiver context ci): log it, and queue the
+    events the packet asks for: for the NP's procedure here and, at its destination, for its sender."""
     params = machine.params
     stats = logs.stats
     pk = packets.table
     serial, d = log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores)
     pk[p, PK_DELIVERIES] += 1
     stats[ST_LAST_PROGRESS] = c
+    if pk[p, PK_NOTIFY] & NOTIFY_ARRIVED != 0 and v == pk[p, PK_DEST]:
+        np_notice(machine, controller, packets, logs, clock, processor, p, EVENT_ARRIVED, pk[p, PK_SENDER], tick, c)
     if pk[p, PK_NOTIFY] & NOTIFY_DELIVERED == 0:
         return
     events = processor.events
@@ -202,13 +209,20 @@ def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, t
 
 
 @kernel_part
-def np_sent(machine, controller, packets, logs, clock, processor, p, v, c):
-    """Packet p, sent by this node's NP, has left the node: tell the NP if it asked."""
+def np_notice(machine, controller, packets, logs, clock, processor, p, kind, v, tick, c):
+    """Packet p, sent by node v's NP, has left v (EVENT_SENT) or is in its destination's NP (EVENT_ARRIVED)
+    at `tick`: tell the NP if it asked."""
     pk = packets.table
-    if pk[p, PK_NOTIFY] & NOTIFY_SENT == 0 or pk[p, PK_SENDER] != v:
-        return
+    if pk[p, PK_NOTIFY] & (NOTIFY_SENT if kind == EVENT_SENT else NOTIFY_ARRIVED) != 0 and pk[p, PK_SENDER] == v:
+        _notice(machine, controller, packets, logs, clock, processor, p, kind, v, tick, c)
+
+
+@kernel_call
+def _notice(machine, controller, packets, logs, clock, processor, p, kind, v, tick, c):
+    """The notice of np_notice, queued for v's NP (a plain call: most packets ask for none)."""
+    pk = packets.table
     events = processor.events
-    e = _new_event(events, logs.stats, EVENT_SENT, v, c)
+    e = _new_event(events, logs.stats, kind, v, tick)
     events[e, E_DIRECTION] = pk[p, PK_DIR]
     events[e, E_SENDER] = v
     events[e, E_LENGTH] = pk[p, PK_LEN]
@@ -260,7 +274,10 @@ def _make_sends(offsets, machine, controller, packets, logs, clock, processor, c
             pk[q, PK_HOPS_INHERITED] = events[e, E_HOPS]
             pk[q, PK_CUTS] = events[e, E_CUTS]
             pk[q, PK_STORES] = events[e, E_STORES] + 1
-        pk[q, PK_CONTENTION] = events[e, E_CONTENTION] | (CONTENTION_QUEUED if waited else 0)
+        pk[q, PK_CONTENTION] = events[e, E_CONTENTION]
+        if waited:
+            # its NP was busy when the event that sends it came
+            mark_contention(pk, q, CONTENTION_QUEUED, v, events[e, E_TICK])
         if forged:
             pk[q, PK_VALUE] = VALUE_ALTERED
             pk[q, PK_FORGED] = 1
@@ -273,6 +290,7 @@ def _make_sends(offsets, machine, controller, packets, logs, clock, processor, c
             pk[q, PK_DEST] = sends[s, S_DESTINATION]
             offsets(v, sends[s, S_DESTINATION], machine.shape, machine.offset_table, packets.header[q])
         pk[q, PK_READY] = handed + sends[s, S_DELAY] + params[PR_BMU_SETUP]
+        handed_over(pk, params, q, pk[q, PK_READY])
         bmu_enqueue(controller, packets, clock, stats, params, v, q, c)
 
 
@@ -340,10 +358,13 @@ def np_inject(offsets, procedure, machine, controller, packets, logs, clock, pro
         if controller.node[v, ND_FAULT] == FAULT_CRASH:
             pk[p, PK_DROPPED] = DROP_CRASHED_NODE  # a crashed node originates nothing
             stats[ST_DROPS] += 1
+            if params[PR_HOP_LOG] != 0:
+                log_visit(logs, pk[p, PK_UID], v, -1, -2, c, c, -1, -1, ACT_DROPPED, 0, 0, DROP_CRASHED_NODE)
             complete(packets, logs, p, c)
             return
         offsets(v, traffic[TR_DEST, i], machine.shape, machine.offset_table, packets.header[p])
         pk[p, PK_READY] = c + params[PR_NP_SEND] + params[PR_BMU_SETUP]
+        handed_over(pk, params, p, pk[p, PK_READY])
         bmu_enqueue(controller, packets, clock, stats, params, v, p, c)
         return
     if controller.node[v, ND_FAULT] == FAULT_CRASH:

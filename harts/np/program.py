@@ -14,6 +14,10 @@ The kernel calls it on every event of a node's NP, one at a time, in time order:
 * ``EVENT_DELIVERED``: a packet sent with ``NOTIFY_DELIVERED`` (a copy, a worm's tee, a unicast) reached
   this node; its header as delivered follows at ``E_HEADER``;
 * ``EVENT_SENT``: the last byte of a packet this NP sent with ``NOTIFY_SENT`` has left the node;
+* ``EVENT_ARRIVED``: a packet this NP sent by destination with ``NOTIFY_ARRIVED`` is in its destination's
+  NP, at the tick it was delivered there (an end-to-end acknowledgment); as for ``EVENT_SENT``, the event
+  gives the packet's uid, length, route and value, and at ``E_HEADER`` its header with the program's own
+  fields as it sent them. Packets routed otherwise have no destination and hear nothing;
 * ``EVENT_TIMER``: a timer this procedure set has expired (``E_ARGUMENT``: the value it set);
 * ``EVENT_FORGE``: (only at a Byzantine node with behaviour 'bogus') what to forge in answer to the
   copy just delivered; the kernel marks the result forged and gives it the altered value.
