@@ -11,8 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .machine.config import KEY_BY_NAME, MAX_CYCLES, bound, integer
 from .errors import InputError, SimulationError
+from .machine.config import KEY_BY_NAME, MAX_CYCLES, bound, integer
 
 
 class _Parser(argparse.ArgumentParser):
@@ -137,10 +137,11 @@ def cmd_run(args) -> int:
     from .machine.config import load_config
     from .machine.simulation import Simulation
     config = load_config(args.config)
+    simulation = Simulation(config)  # a config that cannot run is refused for that first
     _has_traffic(config, "run")
     traced = args.packet_trace is not None
-    result = Simulation(config).run(progress=sys.stderr.isatty(), keep=False, hops=traced,
-                                    counters=args.link_map is not None)
+    result = simulation.run(progress=sys.stderr.isatty(), keep=False, hops=traced,
+                            counters=args.link_map is not None)
     data = result.summary()
     _tools(result, args, data)
     _print(data, args.json)
@@ -443,7 +444,7 @@ def cmd_faults(args) -> int:
         return _reached_tolerance(args, config, algorithms, kind, count)
     from .broadcasts.runner import check_packet_length
     args.length = 64 if args.length is None else args.length
-    check_packet_length(config, args.length)
+    check_packet_length(config, args.length, "harts faults")
     n_nodes = node_count(config.topology_spec)
     if count > n_nodes - 2:
         raise InputError(f"harts faults: at most {n_nodes - 2} faulty nodes fit E-{config.topology_spec['size']} "
@@ -554,8 +555,8 @@ def cmd_trace(args) -> int:
     else:
         if args.source or args.length is not None:
             raise InputError("harts trace: --source and --length are a broadcast's (--broadcast)")
-        _has_traffic(config, "trace")
         simulation = Simulation(config)
+        _has_traffic(config, "trace")
 
         def run(observer):
             return simulation.run(observer=observer)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from harts.machine.config import defaults
 from harts.experiments.lee_shin.ata import (
     default_eta,
     frs_ata,
@@ -19,6 +18,7 @@ from harts.experiments.lee_shin.ata import (
     vrs_ata,
     vsq_ata,
 )
+from harts.machine.config import defaults
 from harts.reference.rs import rs_hops
 
 REPO = Path(__file__).resolve().parent.parent
@@ -421,9 +421,9 @@ def test_one_vsq_broadcast_on_the_engine_uses_the_models_links_and_latency():
     import numpy as np
 
     from harts.controller import records as st
-    from harts.reference.vsq import legs, slowest, walk
     from harts.machine.simulation import Simulation
     from harts.machine.traffic import initiations
+    from harts.reference.vsq import legs, slowest, walk
 
     m = 5
     config = defaults().with_values(topology={"kind": "torus", "dims": [m, m]}, np__program="vsq")

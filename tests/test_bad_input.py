@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from harts.cli import main
-from harts.machine.config import load_config
 from harts.controller.microcode import assemble
 from harts.errors import InputError
+from harts.machine.config import load_config
 
 from .helpers import unwritable_directory
 

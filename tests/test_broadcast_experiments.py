@@ -11,8 +11,8 @@ import pytest
 from harts.cli import main
 from harts.experiments.al_dubai.figures import uniform_bound
 from harts.machine.flits import DeadlockError
-from harts.network.build import build_topology
 from harts.machine.patterns import throughput_bound
+from harts.network.build import build_topology
 
 PAPER002_FILES = ["fig4_steps.csv", "fig4_steps.png", "fig5_runs.csv", "fig5_latency.csv", "fig5_latency.png",
                   "fig6_runs.csv", "fig6_latency.csv", "fig6_latency.png", "deadlock_runs.csv",

@@ -12,7 +12,13 @@ import pytest
 from harts import cli as harts_cli
 from harts.broadcasts import kandlur_shin, plans, torus
 from harts.broadcasts.plans import make_plan
-from harts.broadcasts.table import BROADCASTS, CIRCUIT_ROUTES, RELAY, WORMHOLE_ROUTES, check_broadcast
+from harts.broadcasts.table import (
+    BROADCASTS,
+    CIRCUIT_ROUTES,
+    RELAY,
+    WORMHOLE_ROUTES,
+    check_broadcast,
+)
 from harts.cli import main
 from harts.controller.microcode import assemble
 from harts.errors import InputError

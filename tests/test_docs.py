@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from harts.machine.config import KEYS
 from harts.controller import isa
+from harts.machine.config import KEYS
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -5,13 +5,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from harts.machine.config import load_config
 from harts.controller import records as R
 from harts.controller import state as S
 from harts.errors import SimulationError
+from harts.machine.config import load_config
 from harts.machine.simulation import Simulation
-from harts.tools.calibrate import calibrate
 from harts.machine.traffic import unicast, worms
+from harts.tools.calibrate import calibrate
 
 from .helpers import closed_form, config
 

@@ -12,9 +12,9 @@ from harts.controller import state as S
 from harts.faults.fault_set import BEHAVIOURS, FaultSet, random_faults
 from harts.faults.reception import decide
 from harts.faults.tolerance import deadline_ticks, tolerance
-from harts.np.kandlur_shin import ALGORITHMS
 from harts.machine.simulation import Simulation
 from harts.machine.traffic import initiations
+from harts.np.kandlur_shin import ALGORITHMS
 
 from .helpers import config, nothing_cut_off
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harts.machine.config import defaults
 from harts.controller.flits.params import FlitParams
 from harts.controller.microcode import assemble
+from harts.machine.config import defaults
 from harts.network.build import build_topology
 from harts.reference import flits as F
 

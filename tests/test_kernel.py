@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harts.machine.config import defaults, load_config
 from harts.controller import records as R
 from harts.controller import state as S
 from harts.errors import InputError, SimulationError
 from harts.machine import cut_through
+from harts.machine.config import defaults, load_config
 from harts.machine.results import earliest_wait
 from harts.machine.simulation import Simulation
-from harts.tools.calibrate import calibrate
 from harts.machine.traffic import initiations, unicast, worms
+from harts.tools.calibrate import calibrate
 
 from .helpers import closed_form, config
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from harts.machine.config import defaults
-from harts.network import build_topology
 from harts.machine.simulation import Simulation
-from harts.tools.link_map import KEEP_RIGHT, STUB, draw_link_map, link_strokes
 from harts.machine.traffic import unicast
+from harts.network import build_topology
+from harts.tools.link_map import KEEP_RIGHT, STUB, draw_link_map, link_strokes
 
 from .helpers import nothing_cut_off, unwritable_directory
 

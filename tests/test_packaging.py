@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harts.machine.config import load_config
 from harts.errors import InputError
+from harts.machine.config import load_config
 
 REPO = Path(__file__).resolve().parent.parent
 

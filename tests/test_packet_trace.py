@@ -345,3 +345,20 @@ def test_flit_level_hop_records_are_traced_on_a_track_per_virtual_channel(tmp_pa
     for spans in tracks.values():
         spans.sort()
         assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:]))
+
+
+@pytest.mark.parametrize("name, algorithm", [("explicit_e5", "6bcast"), ("t3d_mesh_8x8", "pcp"),
+                                             ("circuit_torus_16x16", "dc")])
+def test_a_broadcast_on_a_shipped_config_has_every_hop_in_its_trace_and_a_link_map(tmp_path, name, algorithm):
+    """harts broadcast --packet-trace --link-map on each switching: paper 000's 6-BCAST over explicit_e5's own
+    packets on the cut-through kernel, PCP's coded paths by wormhole and divide-and-conquer's circuits on the
+    idle configs that harts run refuses (nothing to run)."""
+    from harts.broadcasts.runner import run_broadcast
+    config = REPO / "configs" / f"{name}.yaml"
+    out, drawn = tmp_path / "trace.json", tmp_path / "map.png"
+    assert main(["broadcast", "--config", str(config), "--algorithm", algorithm, "--packet-trace", str(out),
+                 "--link-map", str(drawn), "--json"]) == 0
+    assert drawn.stat().st_size > 10_000
+    result = run_broadcast(load_config(config), algorithm, hops=True).result
+    assert len(result.hops) >= result.topology.n_nodes - 1  # every other node got the message by some hop
+    _check_trace_holds_every_visit(result, json.loads(out.read_text())["traceEvents"])

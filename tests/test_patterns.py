@@ -11,7 +11,6 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harts.network import build_topology
 from harts.machine.patterns import (
     LOAD_BASIS,
     PATTERNS,
@@ -21,6 +20,7 @@ from harts.machine.patterns import (
     draw_destinations,
     throughput_bound,
 )
+from harts.network import build_topology
 
 PLUS_X, PLUS_Y, MINUS_X, MINUS_Y = 0, 1, 2, 3
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from harts.broadcasts.plans import make_plan, run_plan
 from harts.machine.config import defaults
 from harts.network.build import build_topology
 from harts.np.coded_path import allowed_partitions
 from harts.np.send_plan import TRIGGER_COPY, TRIGGER_SENT, route_copies
-from harts.broadcasts.plans import make_plan, run_plan
 
 REPO = Path(__file__).resolve().parent.parent
 MESH = {"kind": "mesh", "dims": [5, 4]}

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harts.machine.config import hex_config
 from harts.controller import records as R
 from harts.controller import state as S
+from harts.machine.config import hex_config
 from harts.machine.simulation import Simulation
 from harts.machine.traffic import Traffic
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harts.machine.config import load_config
-from harts.errors import InputError, SimulationError
-from harts.tools.calibrate import LinearCost, measure_linear_cost
 from harts.broadcasts.torus import run_torus_broadcast
+from harts.errors import InputError, SimulationError
+from harts.machine.config import load_config
+from harts.tools.calibrate import LinearCost, measure_linear_cost
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "configs" / "circuit_torus_25x25.yaml"

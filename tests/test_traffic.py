@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from harts.network import build_topology
 from harts.machine.traffic import paper_destinations, paper_mean_hops, paper_node_load
+from harts.network import build_topology
 
 
 @pytest.mark.parametrize("n", [3, 5, 7, 9, 12])

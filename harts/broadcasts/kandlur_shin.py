@@ -12,12 +12,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..machine.config import Config
 from ..controller import records as R
-from ..np.kandlur_shin import ALGORITHMS, COPIES, MARKED
+from ..machine.config import Config
 from ..machine.results import Result, describe_wait, earliest_wait
 from ..machine.simulation import Simulation
 from ..machine.traffic import Traffic, build_traffic, initiations
+from ..np.kandlur_shin import ALGORITHMS, COPIES, MARKED
 
 ALGORITHM_CHOICES = tuple(ALGORITHMS)
 

@@ -85,14 +85,15 @@ class BroadcastOutcome:
         return got
 
 
-def check_packet_length(config: Config, length: int) -> None:
+def check_packet_length(config: Config, length: int, command: str = "harts broadcast") -> None:
     """A cut-through broadcast's packet must hold its header and fit in a BMU, which stores it whenever it
     cannot cut through."""
     header, capacity = config["timing.header_bytes"], config["bmu.capacity_bytes"]
-    if not header <= length <= capacity:
-        raise InputError(f"--length must be at least the header ({header} bytes) and at most bmu.capacity_bytes "
-                         f"({capacity}): every packet must fit in a BMU, which stores it whenever it cannot cut "
-                         f"through; got {length}")
+    if length < header:
+        raise InputError(f"{command}: --length must be at least the header ({header} bytes), got {length}")
+    if length > capacity:
+        raise InputError(f"{command}: --length must be at most bmu.capacity_bytes ({capacity}): every packet must "
+                         f"fit in a BMU, which stores it whenever it cannot cut through; got {length}")
 
 
 def run_broadcast(config: Config, name: str, source: int = 0, length: int | None = None, packets: int | None = None,

@@ -15,7 +15,12 @@ from ..jit import kernel_part
 from .clock import schedule
 from .logs import log_visit
 from .packets import hold, mark_contention, release
-from .records import ACT_DROPPED, CONTENTION_QUEUED, CONTENTION_STORED, DROP_BMU_OVERFLOW
+from .records import (
+    ACT_DROPPED,
+    CONTENTION_QUEUED,
+    CONTENTION_STORED,
+    DROP_BMU_OVERFLOW,
+)
 from .state import (
     CX_ARRIVE,
     CX_FROM_STORE,

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..machine.config import Config
 from ..controller import records as R
+from ..machine.config import Config
 from ..network import Topology
 from ..yamlsource import Located
 

@@ -4,39 +4,22 @@ link damages a payload with a probability (corruption), drawn from a small gener
 own, seeded by run.seed. The fault sets themselves are made in fault_set.py."""
 
 from ..controller.records import (
-
     DROP_BYZANTINE_NODE,
-
     DROP_CRASHED_NODE,
-
     DROP_DEAD_LINK,
-
     FAULT_ALTER,
-
     FAULT_CRASH,
-
     FAULT_DROP,
-
     VALUE_ALTERED,
-
 )
-
 from ..controller.state import (
-
     ND_FAULT,
-
     PK_CORRUPT,
-
     PK_VALUE,
-
     PR_CORRUPTION_PER_MILLION,
-
     ST_CORRUPTED,
-
     ST_RANDOM,
-
     TX_DEAD,
-
 )
 from ..jit import kernel_part
 

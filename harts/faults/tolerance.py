@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..broadcasts.kandlur_shin import broadcast_traffic
-from ..machine.config import Config
 from ..controller import records as R
-from ..np.kandlur_shin import ALGORITHMS
+from ..machine.config import Config
 from ..machine.simulation import Simulation
 from ..machine.traffic import initiations
+from ..np.kandlur_shin import ALGORITHMS
 from .fault_set import FaultSet, random_faults
 from .reception import decide
 

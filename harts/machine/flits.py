@@ -25,7 +25,14 @@ from ..faults.fault_set import FaultSet
 from ..np.program import MAX_SENDS, S_HEADER
 from .invariants import RunChecks
 from .results import FlitNetwork, Recorder, Result
-from .simulation import LOG_ROWS, Lookahead, Simulation, Slices, kernel_load_notice, progress_bar
+from .simulation import (
+    LOG_ROWS,
+    Lookahead,
+    Simulation,
+    Slices,
+    kernel_load_notice,
+    progress_bar,
+)
 from .traffic import Traffic, TrafficSource, build_traffic
 
 FLOW_VIAS = (isa.VIA_DIMENSION_ORDER, isa.VIA_ADAPTIVE, isa.VIA_SEGMENT)

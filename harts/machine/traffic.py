@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..controller.records import TRAFFIC_INITIATE, TRAFFIC_UNICAST
+from ..network import Topology
+from ..yamlsource import Located
 from .config import (
     KEY_BY_NAME,
     MAX_BYTES,
@@ -22,9 +25,6 @@ from .config import (
     integer,
     real,
 )
-from ..controller.records import TRAFFIC_INITIATE, TRAFFIC_UNICAST
-from ..network import Topology
-from ..yamlsource import Located
 
 CHUNK_PACKETS = 1 << 16  # uniform packets drawn at a time
 LOAD_BASES = KEY_BY_NAME["traffic.uniform.load_basis"].choices  # the readings of a load

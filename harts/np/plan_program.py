@@ -42,7 +42,13 @@ from .program import (
     set_field,
     set_segment,
 )
-from .send_plan import TRIGGER_COPY, TRIGGER_DELIVERED, TRIGGER_SENT, TRIGGER_START, SendPlan
+from .send_plan import (
+    TRIGGER_COPY,
+    TRIGGER_DELIVERED,
+    TRIGGER_SENT,
+    TRIGGER_START,
+    SendPlan,
+)
 
 SEND = 0  # the program's one header field: the index of the packet's send in the plan
 FIELDS = ("send",)

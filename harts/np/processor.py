@@ -11,7 +11,13 @@ holding the NP, and all the sends of one procedure run go together, so the links
 from ..controller.bmu import bmu_enqueue
 from ..controller.clock import schedule
 from ..controller.logs import log_delivery, log_visit
-from ..controller.packets import complete, handed_over, mark_contention, new_record, set_length
+from ..controller.packets import (
+    complete,
+    handed_over,
+    mark_contention,
+    new_record,
+    set_length,
+)
 from ..controller.records import (
     ACT_DROPPED,
     CONTENTION_QUEUED,
@@ -44,7 +50,6 @@ from ..controller.records import (
     NOTIFY_DELIVERED,
     NOTIFY_SENT,
     ROUTE_DESTINATION,
-    TRAFFIC_UNICAST,
     TR_ARGUMENT,
     TR_DEST,
     TR_DIRECTION,
@@ -53,6 +58,7 @@ from ..controller.records import (
     TR_LENGTH,
     TR_SOURCE,
     TR_UID,
+    TRAFFIC_UNICAST,
     VALUE_ALTERED,
     VALUE_TRUE,
 )

@@ -44,64 +44,35 @@ import numpy as np
 from numba import njit, typeof, types
 
 from ..controller.records import (
-
     E_ARGUMENT,
-
     E_CONTENTION,
-
     E_CORRUPT,
-
     E_CUTS,
-
     E_DIRECTION,
-
     E_DISTANCE,
-
     E_FORGED,
-
     E_HEADER,
-
     E_HOPS,
-
     E_KIND,
-
     E_LENGTH,
-
     E_NODE,
-
     E_ORIGIN,
-
     E_PORT,
-
     E_ROUTE,
-
     E_SENDER,
-
     E_SERIAL,
-
     E_STORES,
-
     E_TICK,
-
     E_UID,
-
     E_VALUE,
-
     NOTIFY_ARRIVED,
     NOTIFY_DELIVERED,
-
     NOTIFY_SENT,
-
     ROUTE_DESTINATION,
-
     ROUTE_DIRECTION,
-
     ROUTE_SEGMENTS,
-
     ROUTE_TABLE,
-
     System,
-
 )
 from ..errors import InputError
 

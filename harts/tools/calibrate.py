@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..machine.config import Config
 from ..controller import records
 from ..errors import InputError
+from ..machine.config import Config
 from ..machine.simulation import Simulation
 from ..machine.traffic import unicast
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..network import Topology
 from ..machine.results import Result
+from ..network import Topology
 from .text import balanced_lines
 
 # Lengths in drawing units, where neighbouring grid points are one unit apart.

@@ -28,11 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...machine.config import CONFIGS_DIR, load_config
+from ...broadcasts.plans import make_plan, run_plan
 from ...errors import SimulationError
+from ...machine.config import CONFIGS_DIR, load_config
 from ...machine.flits import DeadlockError
 from ...network.build import build_topology
-from ...broadcasts.plans import make_plan, run_plan
 from ..sweep import run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "t3d_mesh_8x8.yaml"

@@ -27,6 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...broadcasts.plans import run_plan
 from ...machine.config import CONFIGS_DIR, load_config
 from ...machine.flits import DeadlockError
 from ...network.build import build_topology
@@ -39,7 +40,6 @@ from ...np.send_plan import (
     send_steps,
     shared_links_by_step,
 )
-from ...broadcasts.plans import run_plan
 from ..sweep import markdown_table, run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "t3d_mesh_8x8.yaml"

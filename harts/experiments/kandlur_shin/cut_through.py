@@ -14,11 +14,11 @@ import argparse
 
 import numpy as np
 
-from ...machine.config import hex_config
 from ...controller import records as R
-from ...np.kandlur_shin import ALGORITHMS, MARKED
+from ...machine.config import hex_config
 from ...machine.simulation import Simulation
 from ...machine.traffic import paper_workload
+from ...np.kandlur_shin import ALGORITHMS, MARKED
 
 LOADS = (0.05, 0.3, 0.5, 0.7)
 

@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...tools.text import balanced_lines
 from ...machine.traffic import LOAD_BASES
+from ...tools.text import balanced_lines
 from ..sweep import run_tasks, write_csv
 from .claims import check_all
 from .points import (

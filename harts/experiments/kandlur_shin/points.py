@@ -17,9 +17,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ...machine.config import hex_config
 from ...controller import records as R
-from ...np.kandlur_shin import ALGORITHMS
+from ...machine.config import hex_config
 from ...machine.results import utilisations
 from ...machine.simulation import Simulation
 from ...machine.traffic import (
@@ -28,6 +27,7 @@ from ...machine.traffic import (
     paper_node_load,
     paper_workload,
 )
+from ...np.kandlur_shin import ALGORITHMS
 
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
          10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042}

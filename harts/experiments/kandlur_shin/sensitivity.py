@@ -13,9 +13,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ...machine.traffic import (
+    PAPER_LENGTH_PROBABILITIES,
+    PAPER_LENGTHS,
+    PAPER_MEAN_LENGTH,
+)
 from ...reference.kandlur_shin import best_case_latency, broadcast_copies
 from ...tools.calibrate import calibrate
-from ...machine.traffic import PAPER_LENGTH_PROBABILITIES, PAPER_LENGTHS, PAPER_MEAN_LENGTH
 from ..sweep import run_tasks, write_csv
 from .points import FULL, QUICK, Point, SaturationProbe, paired_increase
 

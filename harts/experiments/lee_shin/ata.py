@@ -18,11 +18,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...machine.config import Config
 from ...controller import isa
 from ...controller import records as R
 from ...controller.microcode import assemble
 from ...errors import InputError, SimulationError
+from ...machine.config import Config
+from ...machine.simulation import Simulation
+from ...machine.traffic import Traffic, build_traffic, initiations
 from ...network import node_count, port_count
 from ...network.hamiltonian import directed_cycles
 from ...np.kandlur_shin import ALGORITHMS as KANDLUR_SHIN
@@ -30,9 +32,7 @@ from ...reference.ihc import senders
 from ...reference.rs import rs_hops
 from ...reference.vsq import longest as vsq_longest
 from ...reference.vsq import slowest as vsq_slowest
-from ...machine.simulation import Simulation
 from ...tools.calibrate import calibrate
-from ...machine.traffic import Traffic, build_traffic, initiations
 
 
 @dataclass

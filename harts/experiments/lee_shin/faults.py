@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...machine.config import Config
 from ...faults.fault_set import faults_from_config
 from ...faults.tolerance import ToleranceRow
+from ...machine.config import Config
 from ...network import build_topology
 from .ata import AtaRun, run_algorithm
 

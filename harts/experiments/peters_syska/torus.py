@@ -18,10 +18,10 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...broadcasts.torus import run_torus_broadcast
 from ...machine.config import CONFIGS_DIR, load_config
 from ...np import h_tree
 from ...tools.calibrate import measure_linear_cost
-from ...broadcasts.torus import run_torus_broadcast
 from ..sweep import markdown_table, run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "circuit_torus_25x25.yaml"
