@@ -315,6 +315,7 @@ def cmd_load(args) -> int:
         QUICK_FRACTIONS,
         ROUTERS,
         load_sweep,
+        output_name,
         saturation,
     )
     started = time.perf_counter()
@@ -322,7 +323,7 @@ def cmd_load(args) -> int:
     fractions = QUICK_FRACTIONS if args.quick else FRACTIONS
     try:
         rows = load_sweep(Path(args.results), microcode=args.microcode, fractions=fractions, routers=routers,
-                          resume=args.resume,
+                          torus_tie=args.torus_tie, resume=args.resume,
                           workers=args.workers, dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
     except KeyboardInterrupt:
         return _interrupted(args)
@@ -330,7 +331,8 @@ def cmd_load(args) -> int:
         print(f"{row['virtual_channels']} VCs x {row['buffer_flits']} flits  {row['network']:10s} "
               f"{row['pattern']:15s} bound {row['bound']:.4f}  saturation {row['saturation']:.4f} "
               f"({row['saturation_fraction_of_bound']:.2f} of the bound)")
-    print(f"wrote {args.results}/switching/{args.microcode}_load.csv, _saturation.csv and _load.png; wall time "
+    name = output_name(args.microcode, args.torus_tie)
+    print(f"wrote {args.results}/switching/{name}_load.csv, _saturation.csv and _load.png; wall time "
           f"{time.perf_counter() - started:.0f} s")
     return 0
 
@@ -708,6 +710,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="microprogram (default: %(default)s)")
     load.add_argument("--all-routers", action="store_true",
                       help="also 2 VCs x 16 flits, 4 x 8 and 4 x 16 beside the default 2 VCs x 8-flit buffers")
+    load.add_argument("--torus-tie", default="random", choices=["random", "positive"],
+                      help="routing.torus_tie on the torus, and the channel-load bound under it (default: %(default)s)")
     _sweep_options(load)
     load.set_defaults(func=cmd_load)
 

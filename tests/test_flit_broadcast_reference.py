@@ -310,11 +310,14 @@ def alone(topology, program, p, send):
 
 
 def kernel_machine(spec, C, V=2, B=8, program=CODED_PATH, setup="wait"):
+    """The kernel for a reference workload. Half-way ties go the + way: the sends are the NP's, numbered by
+    the kernel as it makes them, and a drawn tie is keyed on that number, which the reference does not know
+    (test_flit_machine compares drawn ties on traffic, whose numbers both models share)."""
     from harts.machine.simulation import Simulation
 
     config = defaults().with_values(topology=spec, microcode=str(program), flow__virtual_channels=V,
                                     flow__buffer_flits=B, flow__np_channels=C, flow__circuit_setup=setup,
-                                    run__deadlock_cycles=F.DEADLOCK_CYCLES)
+                                    run__deadlock_cycles=F.DEADLOCK_CYCLES, routing__torus_tie="positive")
     sim = Simulation(config)
     assert sim.params.np_channels == C
     return sim

@@ -236,7 +236,8 @@ def test_a_deadlock_is_still_named_with_faults_switched_on():
     try:
         sim = Simulation(defaults().with_values(topology={"kind": "torus", "dims": [4, 3]}, microcode=str(any_vc),
                                                 flow__virtual_channels=1, flow__buffer_flits=2,
-                                                run__deadlock_cycles=500, faults__corruption_probability=0.1))
+                                                run__deadlock_cycles=500, faults__corruption_probability=0.1,
+                                                routing__torus_tie="positive"))  # all half-way, all +: a ring
         ring = np.arange(4)
         with pytest.raises(DeadlockError):
             sim.run(Traffic.concatenate([unicast(0, ring, (ring + 2) % 4, 48)]))

@@ -100,12 +100,13 @@ def sim_diameter(spec):
 
 def test_a_deadlock_names_its_cycle_of_waiting_channels(tmp_path):
     """Dimension-order routing on a ring with one VC and no dateline: every node sends two hops round the
-    ring at once, each packet longer than the buffers: each packet's head waits at the next node for the +x
-    VC that node's own packet holds, whose head waits in turn one node further on."""
+    ring at once (half-way, all the + way), each packet longer than the buffers: each packet's head waits at
+    the next node for the +x VC that node's own packet holds, whose head waits in turn one node further on."""
     any_vc = tmp_path / "wormhole_any.yaml"
     any_vc.write_text((MICROCODE_DIR / "wormhole.yaml").read_text().replace("vc: dateline", "vc: any"))
     config = defaults().with_values(topology={"kind": "torus", "dims": [4, 3]}, microcode=str(any_vc),
-                                    flow__virtual_channels=1, flow__buffer_flits=2, run__deadlock_cycles=500)
+                                    flow__virtual_channels=1, flow__buffer_flits=2, run__deadlock_cycles=500,
+                                    routing__torus_tie="positive")
     sim = Simulation(config)
     ring = np.arange(4)
     with pytest.raises(DeadlockError) as caught:

@@ -139,9 +139,23 @@ def test_total_link_load_is_mean_shortest_path_by_networkx(spec, pattern):
 ])
 def test_uniform_torus_plus_links_carry_more(k, plus, minus):
     topo = grid("torus", k)
-    gamma = channel_loads(topo, destination_matrix(topo, "uniform"))
+    gamma = channel_loads(topo, destination_matrix(topo, "uniform"), torus_tie="positive")
     assert np.allclose(gamma[:, [PLUS_X, PLUS_Y]], float(plus), rtol=1e-12, atol=0)
     assert np.allclose(gamma[:, [MINUS_X, MINUS_Y]], float(minus), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("k, load", [
+    # With the half-way tie drawn, both ways of a ring carry f = 1..k/2-1 in full and f = k/2 at half:
+    # ((k/2-1)(k/2)/2 + k/4) x-pairs, times k rows, over k^2-1 = k^3 / (8 (k^2-1)) on every link, which
+    # tends to k/8 as with the + rule, but balanced.
+    # k = 4: (1 + 1) * 4 / 15 = 8/15;  k = 8: (6 + 2) * 8 / 63 = 64/63
+    (4, Fraction(8, 15)),
+    (8, Fraction(64, 63)),
+])
+def test_uniform_torus_with_drawn_ties_loads_both_ways_alike(k, load):
+    topo = grid("torus", k)
+    gamma = channel_loads(topo, destination_matrix(topo, "uniform"), torus_tie="random")
+    assert np.allclose(gamma, float(load), rtol=1e-12, atol=0)
 
 
 def test_uniform_mesh_profile_peaks_at_the_bisection():
@@ -197,25 +211,34 @@ def test_hotspot_mesh_link_into_the_hotspot_from_below():
 # torus transpose: row y's 7 senders go to column y; + link (y-1) -> y carries the 4 at forward distance
 #   1..4, - link (y+1) -> y the 3 at distance 5..7 (going -3..-1). Column c then fans out from (c, c) the
 #   same way: the + link out of (c, c) carries 4; (0,0) +y is the first. 4 * 8/7 = 32/7 -> 7/32.
+#   With the tie drawn (routing.torus_tie: random), the sender at distance 4 goes either way at half: both
+#   links into (y, y) carry 3.5, and so do both links out of (c, c) in the column; (0,0)'s +x carries
+#   nothing (row 0 ends at (0,0)), so (0,0) +y is again the first: 3.5 * 8/7 = 4 -> 1/4.
+# torus uniform, tie drawn: every link 64/63 (test above) -> 63/64, first node 0 port +x.
+# torus bit_complement has odd distances only, so no ties: the same either way.
 # hotspot, one hotspot at node 36 = (4,4), fraction 0.2: node 36 receives from each of the 63 others
 #   0.2 + 0.8/63, i.e. 63 * 0.2 + 0.8 = 1 + 62 * 0.2 = 13.4 (in general 1 + (N-2) f: the N f_eff of the
 #   "1/(N f_eff)" rule); the busiest link (into 36 from below) carries ~8.03 (mesh) < 13.4, so the
 #   ejection channel of 36 saturates first -> 1/13.4 = 5/67 on both mesh and torus.
 BOUNDS = [
-    ("uniform", "mesh", Fraction(63, 128), (3, PLUS_X), Fraction(128, 63)),
-    ("uniform", "torus", Fraction(63, 80), (0, PLUS_X), Fraction(80, 63)),
-    ("bit_complement", "mesh", Fraction(1, 4), (3, PLUS_X), Fraction(4)),
-    ("bit_complement", "torus", Fraction(1, 2), (0, MINUS_X), Fraction(2)),
-    ("transpose", "mesh", Fraction(1, 8), (0, PLUS_Y), Fraction(8)),
-    ("transpose", "torus", Fraction(7, 32), (0, PLUS_Y), Fraction(32, 7)),
-    ("hotspot", "mesh", Fraction(5, 67), ("ejection", 36), None),
-    ("hotspot", "torus", Fraction(5, 67), ("ejection", 36), None),
+    ("uniform", "mesh", "random", Fraction(63, 128), (3, PLUS_X), Fraction(128, 63)),
+    ("uniform", "torus", "positive", Fraction(63, 80), (0, PLUS_X), Fraction(80, 63)),
+    ("uniform", "torus", "random", Fraction(63, 64), (0, PLUS_X), Fraction(64, 63)),
+    ("bit_complement", "mesh", "random", Fraction(1, 4), (3, PLUS_X), Fraction(4)),
+    ("bit_complement", "torus", "positive", Fraction(1, 2), (0, MINUS_X), Fraction(2)),
+    ("bit_complement", "torus", "random", Fraction(1, 2), (0, MINUS_X), Fraction(2)),
+    ("transpose", "mesh", "random", Fraction(1, 8), (0, PLUS_Y), Fraction(8)),
+    ("transpose", "torus", "positive", Fraction(7, 32), (0, PLUS_Y), Fraction(32, 7)),
+    ("transpose", "torus", "random", Fraction(1, 4), (0, PLUS_Y), Fraction(4)),
+    ("hotspot", "mesh", "random", Fraction(5, 67), ("ejection", 36), None),
+    ("hotspot", "torus", "positive", Fraction(5, 67), ("ejection", 36), None),
+    ("hotspot", "torus", "random", Fraction(5, 67), ("ejection", 36), None),
 ]
 
 
-@pytest.mark.parametrize("pattern, kind, throughput, bottleneck, link", BOUNDS)
-def test_bounds_on_8x8(pattern, kind, throughput, bottleneck, link):
-    bound = throughput_bound(grid(kind, 8), pattern)
+@pytest.mark.parametrize("pattern, kind, torus_tie, throughput, bottleneck, link", BOUNDS)
+def test_bounds_on_8x8(pattern, kind, torus_tie, throughput, bottleneck, link):
+    bound = throughput_bound(grid(kind, 8), pattern, torus_tie=torus_tie)
     assert bound.pattern == pattern
     assert bound.load_basis == LOAD_BASIS
     assert bound.throughput == pytest.approx(float(throughput), rel=1e-12)

@@ -211,7 +211,8 @@ PR_REGISTER_WORDS = 29  # R: header words the microprogram may read or write (ro
 PR_FAULTS = 30  # 1: some node or link is faulty or links damage payloads (else the checks are skipped)
 PR_BMU_PER_OUTPUT = 31  # 1: a bus interface refused a transmitter gives its packet back to wait for that output
 PR_HOP_LOG = 32  # 1: write the hop log (records.HR_*) and what it needs in the packet records
-PR_ROWS = 33
+PR_TIE_KEY = 33  # routing.torus_tie: 0, a tie half-way round a torus ring goes +; else drawn from this key
+PR_ROWS = 34
 
 # ---- the clock: a timing wheel of event ids (NP of node v: v*(S+1); its context slot s: v*(S+1)+1+s) -------------
 WHEEL_TICKS = 4096  # ticks the wheel spans; later events wait in an overflow heap

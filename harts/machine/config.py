@@ -111,6 +111,11 @@ KEYS = [
         "transmitters are busy holds its interface until one frees, and those behind it wait) or per_output "
         "(such a packet goes back to wait in the queue of the transmitter it needs and frees the interface)",
         choices=("single", "per_output")),
+    Key("routing.torus_tie", "str", "random",
+        "on a torus, the way a packet routed by destination goes round a ring of even side when its destination "
+        "is exactly half-way round, where both ways are shortest: drawn per packet and axis from run.seed "
+        "(random, as BookSim2's dimension-order torus routing draws it) or always the + way (positive)",
+        choices=("random", "positive")),
     Key("flow.flit_bytes", "int", 6,
         "bytes per flit, a whole number of link cycles (a multiple of the bytes a link moves per cycle): the "
         "unit of wormhole and circuit switching, and of traffic.synthetic's packets on every kernel",

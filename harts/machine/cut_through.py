@@ -21,6 +21,7 @@ from ..controller.receiver import tail_time
 from ..errors import SimulationError
 from ..faults.fault_set import FaultSet
 from ..kernel_cache import kernel_is_cached
+from ..network.grid import torus_tie_key
 from ..np.program import MAX_SENDS, S_HEADER
 from .invariants import RunChecks
 from .results import Counters, CutThroughNetwork, Recorder, Result
@@ -98,6 +99,7 @@ class CutThroughSimulation(Simulation):
         p[S.PR_BUS_INTERFACES] = c["bmu.bus_interfaces"]
         p[S.PR_DEADLOCK_TICKS] = c["run.deadlock_cycles"] * bpc
         p[S.PR_ENTRY_RECEIVE] = self.microprogram.entry_receive
+        p[S.PR_TIE_KEY] = torus_tie_key(c)
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
         p[S.PR_BMU_DROPS_WHEN_FULL] = c["bmu.when_full"] == "drop"
         p[S.PR_BMU_PER_OUTPUT] = c["bmu.queues"] == "per_output"

@@ -40,6 +40,7 @@ from ..network.topology import Topology, require_int
 
 PATTERNS = ("uniform", "transpose", "bit_complement", "hotspot")
 ROUTINGS = ("dimension_order",)
+TORUS_TIES = ("random", "positive")  # routing.torus_tie
 LOAD_BASIS = "flits per node per cycle, averaged over all N nodes (non-sending nodes included)"
 
 # Loads within this relative distance of the largest count as tied for the bottleneck; the first one in
@@ -125,7 +126,7 @@ def draw_destinations(P, sources, rng) -> np.ndarray:
     return lo.reshape(sources.shape)
 
 
-def channel_loads(topology: Topology, P, routing: str = "dimension_order") -> np.ndarray:
+def channel_loads(topology: Topology, P, routing: str = "dimension_order", torus_tie: str = "random") -> np.ndarray:
     """gamma[node, port], float (N, ports): the expected flits per cycle crossing the directed link leaving
     ``node`` through ``port`` when every sending node injects 1 flit per cycle with destinations drawn from
     P (rows are used as given; a row should sum to 1 or 0).
@@ -133,9 +134,13 @@ def channel_loads(topology: Topology, P, routing: str = "dimension_order") -> np
     Dimension-order routing: the route offsets are taken axis by axis, lowest axis first, each hop through
     ``axis_positive[a]`` for a positive offset and ``axis_negative[a]`` for a negative one, following the
     neighbours table. Every (s, d) pair with P[s, d] > 0 is walked. Only "dimension_order" is supported.
+    On a torus, a destination half-way round a ring of even side goes the + way (torus_tie "positive") or
+    either way with probability 1/2 (torus_tie "random", as routing.torus_tie: random draws it).
     """
     if routing not in ROUTINGS:
         raise ValueError(f"unknown routing {routing!r}; expected one of {', '.join(ROUTINGS)}")
+    if torus_tie not in TORUS_TIES:
+        raise ValueError(f"unknown torus_tie {torus_tie!r}; expected one of {', '.join(TORUS_TIES)}")
     P = np.asarray(P, dtype=float)
     n = topology.n_nodes
     if P.shape != (n, n):
@@ -143,6 +148,15 @@ def channel_loads(topology: Topology, P, routing: str = "dimension_order") -> np
     src, dst = np.nonzero(P > 0)
     weight = P[src, dst]
     offsets = topology.route_offsets(src, dst)
+    if torus_tie == "random" and topology.kind == "torus":
+        for axis, side in enumerate(int(s) for s in topology.shape):
+            tie = offsets[:, axis] * 2 == side
+            if tie.any():  # each tied pair walks both ways at half its weight
+                other = offsets[tie]
+                other[:, axis] = -other[:, axis]
+                src, dst = np.concatenate([src, src[tie]]), np.concatenate([dst, dst[tie]])
+                weight = np.concatenate([np.where(tie, weight / 2, weight), weight[tie] / 2])
+                offsets = np.concatenate([offsets, other])
     gamma = np.zeros(topology.neighbours.shape, dtype=float)
     node = src.copy()
     for axis in range(topology.n_axes):
@@ -186,10 +200,12 @@ class Bound:
         return self.throughput * self.n_nodes / self.sending_nodes
 
 
-def throughput_bound(topology: Topology, pattern: str, flit_cycles: int = 1, **pattern_args) -> Bound:
+def throughput_bound(topology: Topology, pattern: str, flit_cycles: int = 1, torus_tie: str = "random",
+                     **pattern_args) -> Bound:
     """The largest offered load (flits/node/cycle averaged over all N nodes, see the module docstring) that
     no link, ejection channel or injection channel exceeds its capacity of 1 flit per ``flit_cycles``
-    cycles at, under dimension-order routing. ``pattern_args`` go to ``destination_matrix``.
+    cycles at, under dimension-order routing with ties half-way round a torus ring as ``torus_tie`` (see
+    channel_loads). ``pattern_args`` go to ``destination_matrix``.
 
     The bottleneck is the first of the most loaded resources (within a relative 1e-9) in the order: links in
     (node, port) order, then ejection channels by node, then injection channels by node.
@@ -199,7 +215,7 @@ def throughput_bound(topology: Topology, pattern: str, flit_cycles: int = 1, **p
     sending = P.sum(axis=1) > 0
     n, n_send = topology.n_nodes, int(sending.sum())
     scale = n / n_send
-    links = channel_loads(topology, P) * scale
+    links = channel_loads(topology, P, torus_tie=torus_tie) * scale
     ejection = P.sum(axis=0) * scale
     worst = float(max(links.max(), ejection.max(), scale))
     tied = worst * (1 - _TIE)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..jit import kernel_part
 from .topology import (
     Topology,
     arrival_ports,
@@ -60,6 +61,37 @@ def torus_offsets(src, dst, shape, table, out):
         src //= side
         dst //= side
     return hops
+
+
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+
+@kernel_part
+def tie_goes_negative(key, uid, axis):
+    """Whether packet uid goes the - way on `axis` when its destination is half-way round: one bit of
+    splitmix64 of (key, uid, axis), so every packet and axis draws independently of the order events run in."""
+    z = np.uint64(key) + np.uint64(uid) * _GOLDEN_GAMMA + np.uint64(axis + 1)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return ((z ^ (z >> np.uint64(31))) & np.uint64(1)) != 0
+
+
+@kernel_part
+def draw_torus_ties(out, shape, key, uid):
+    """Turn each of torus_offsets' half-way-round axes (offset +side/2 on an even side) of packet uid's
+    route offsets to -side/2 when tie_goes_negative draws it (routing.torus_tie: random)."""
+    for axis in range(shape.shape[0]):
+        side = shape[axis]
+        if side % 2 == 0 and out[axis] == side // 2 and tie_goes_negative(key, uid, axis):
+            out[axis] = -out[axis]
+
+
+def torus_tie_key(config) -> int:
+    """The key packets' half-way ties are drawn from (tie_goes_negative): 0, all + (routing.torus_tie:
+    positive, or not a torus), else odd and fixed by run.seed."""
+    if config.topology_spec.get("kind") != "torus" or config["routing.torus_tie"] != "random":
+        return 0
+    return 2 * config["run.seed"] + 1
 
 
 def grid_coordinates(dims: np.ndarray, nodes: np.ndarray) -> np.ndarray:

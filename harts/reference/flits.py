@@ -127,10 +127,21 @@ def zero_load_latency_circuit(params, hops: int, flits: int) -> int:
             + (flits - 1) * k + params.bus_delay + k + params.deliver)
 
 
-def route_offsets(topology, src: int, dst: int) -> list[int]:
+def tie_goes_negative(key: int, uid: int, axis: int) -> bool:
+    """routing.torus_tie: random's draw, written again from its definition (splitmix64 of key + uid *
+    0x9E3779B97F4A7C15 + axis + 1, modulo 2^64; odd: the - way) rather than imported from the kernel."""
+    mask = (1 << 64) - 1
+    z = (key + uid * 0x9E3779B97F4A7C15 + axis + 1) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return bool((z ^ (z >> 31)) & 1)
+
+
+def route_offsets(topology, src: int, dst: int, tie_key: int = 0, uid: int = 0) -> list[int]:
     """Signed hops per axis, by the conventions of harts/network (axis 0 varies fastest; a hypercube axis
-    is a bit, +1 to set it, -1 to clear it; a torus goes the shorter way, the + way when half-way; a
-    mesh-hypercube's axis 0 is the level difference, then one axis per cube bit)."""
+    is a bit, +1 to set it, -1 to clear it; a torus goes the shorter way, and when half-way the + way, or with
+    a tie_key (routing.torus_tie: random) the way tie_goes_negative draws for packet uid; a mesh-hypercube's
+    axis 0 is the level difference, then one axis per cube bit)."""
     if topology.kind == "hypercube":
         return [(dst >> a & 1) - (src >> a & 1) for a in range(topology.n_axes)]
     if topology.kind == "mesh_hypercube":
@@ -139,11 +150,11 @@ def route_offsets(topology, src: int, dst: int) -> list[int]:
     if topology.kind not in ("mesh", "torus"):
         raise NotImplementedError(f"no reference routes for topology kind {topology.kind!r}")
     out = []
-    for side in (int(s) for s in topology.shape):
+    for axis, side in enumerate(int(s) for s in topology.shape):
         delta = dst % side - src % side
         if topology.kind == "torus":
             delta %= side
-            if delta > side // 2:
+            if delta > side // 2 or (delta * 2 == side and tie_key and tie_goes_negative(tie_key, uid, axis)):
                 delta -= side
         out.append(delta)
         src, dst = src // side, dst // side
@@ -311,7 +322,8 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         if send.trigger not in (TRIGGER_NONE, TRIGGER_COPY, TRIGGER_SENT, TRIGGER_DELIVERED) or \
                 (send.trigger == TRIGGER_NONE) != (send.parent < 0):
             raise ValueError(f"packet {send.uid}: trigger {send.trigger} with parent {send.parent}")
-        offsets = [0] * n_axes if segments else route_offsets(topology, send.src, send.dst)
+        offsets = [0] * n_axes if segments else route_offsets(topology, send.src, send.dst,
+                                                                            params.torus_tie_key, send.uid)
         all_packets[send.uid] = Packet(send, offsets, circuit)
     children = {}  # (trigger, parent uid) -> packets waiting for it, by uid
     for packet in sorted(all_packets.values(), key=lambda q: q.uid):

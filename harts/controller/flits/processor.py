@@ -10,6 +10,7 @@ the procedure decided (at once for the usual delay 0), and can leave it n_s late
 """
 
 from ...jit import kernel_call, kernel_part
+from ...network.grid import draw_torus_ties
 from ...np.program import (
     EVENT_DELIVERED,
     EVENT_FORGE,
@@ -108,6 +109,7 @@ from .state import (
     PR_NP_RECEIVE,
     PR_SEGMENT_WORD,
     PR_SEGMENTS,
+    PR_TIE_KEY,
     ST_BIRTHS,
     ST_DROPS,
     ST_ERROR,
@@ -297,6 +299,8 @@ def _make_sends(offsets, machine, buffers, switch, packets, logs, run, processor
         if route == ROUTE_DESTINATION:
             pk[q, PK_DEST] = sends[s, S_DESTINATION]
             offsets(v, sends[s, S_DESTINATION], machine.shape, machine.offset_table, packets.header[q])
+            if params[PR_TIE_KEY] != 0:
+                draw_torus_ties(packets.header[q], machine.shape, params[PR_TIE_KEY], pk[q, PK_UID])
         else:
             pk[q, PK_DEST] = _segment_route_end(machine, packets.header, params, q, v)
             if pk[q, PK_DEST] < 0:
@@ -403,6 +407,8 @@ def np_inject(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             release(packets, logs, p, c)
             return
         offsets(v, traffic[TR_DEST, i], machine.shape, machine.offset_table, packets.header[p])
+        if params[PR_TIE_KEY] != 0:
+            draw_torus_ties(packets.header[p], machine.shape, params[PR_TIE_KEY], pk[p, PK_UID])
         for w in range(params[PR_HEADER_WORDS]):
             packets.origin_header[p, w] = packets.header[p, w]
         enqueue(machine, buffers, switch, packets, run, p, v, c)

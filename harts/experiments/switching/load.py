@@ -40,9 +40,10 @@ MEASURE = 10_000
 SEED = 1
 
 
-def config_for(network: str, microcode: str, router: tuple[int, int]):
+def config_for(network: str, microcode: str, router: tuple[int, int], torus_tie: str = "random"):
     return defaults().with_values(topology=NETWORKS[network], microcode=microcode,
-                                  flow__virtual_channels=router[0], flow__buffer_flits=router[1])
+                                  flow__virtual_channels=router[0], flow__buffer_flits=router[1],
+                                  routing__torus_tie=torus_tie)
 
 
 @dataclass(frozen=True)
@@ -52,20 +53,21 @@ class LoadPoint:
     fraction: float
     microcode: str = "wormhole"
     router: tuple[int, int] = ROUTERS[0]
+    torus_tie: str = "random"
 
     @property
     def key(self) -> str:
         return (f"load-{self.microcode}-{self.network.replace(' ', '')}-{self.pattern}-{self.fraction:g}"
-                f"-vc{self.router[0]}-b{self.router[1]}")
+                f"-vc{self.router[0]}-b{self.router[1]}{_tie_suffix(self.torus_tie)}")
 
     @property
     def cost(self) -> float:
         return self.fraction
 
     def run(self) -> dict:
-        config = config_for(self.network, self.microcode, self.router)
+        config = config_for(self.network, self.microcode, self.router, self.torus_tie)
         sim = Simulation(config)
-        bound = throughput_bound(sim.topology, self.pattern, sim.params.flit_cycles)
+        bound = throughput_bound(sim.topology, self.pattern, sim.params.flit_cycles, torus_tie=self.torus_tie)
         rate = self.fraction * bound.throughput
         create, source, dest = synthetic_packets(sim.topology, self.pattern, rate, PACKET_FLITS, WARMUP + MEASURE,
                                                  SEED)
@@ -88,9 +90,15 @@ class LoadPoint:
                 "last_cycle": result.ticks - 1}
 
 
-def points(microcode: str = "wormhole", fractions=FRACTIONS, routers=ROUTERS) -> list[LoadPoint]:
-    return [LoadPoint(network, pattern, fraction, microcode, router) for router in routers for network in NETWORKS
-            for pattern in PATTERNS for fraction in fractions]
+def points(microcode: str = "wormhole", fractions=FRACTIONS, routers=ROUTERS, torus_tie: str = "random"
+           ) -> list[LoadPoint]:
+    return [LoadPoint(network, pattern, fraction, microcode, router, torus_tie) for router in routers
+            for network in NETWORKS for pattern in PATTERNS for fraction in fractions]
+
+
+def _tie_suffix(torus_tie: str) -> str:
+    """Results of the default tie rule keep their names; the other rule's go beside them."""
+    return "" if torus_tie == "random" else f"-tie_{torus_tie}"
 
 
 def saturation(rows: list[dict]) -> list[dict]:
@@ -119,18 +127,24 @@ def saturation(rows: list[dict]) -> list[dict]:
     return out
 
 
+def output_name(microcode: str, torus_tie: str) -> str:
+    """The stem of the sweep's CSV and PNG files in results/switching/."""
+    return f"{microcode}{_tie_suffix(torus_tie).replace('-', '_')}"
+
+
 def load_sweep(results: Path, microcode: str = "wormhole", fractions=FRACTIONS, routers=ROUTERS,
-               resume: bool = False, workers: int | None = None, dask_scheduler: str | None = None,
-               progress: bool = True) -> list[dict]:
-    tasks = points(microcode, fractions, routers)
+               torus_tie: str = "random", resume: bool = False, workers: int | None = None,
+               dask_scheduler: str | None = None, progress: bool = True) -> list[dict]:
+    tasks = points(microcode, fractions, routers, torus_tie)
     done = run_tasks(tasks, results, resume=resume, workers=workers, dask_scheduler=dask_scheduler,
                      progress=progress, description=f"{microcode} under load")
     rows = [{k: v for k, v in done[task.key].items() if k != "key"} for task in tasks]
     out = results / "switching"
     out.mkdir(parents=True, exist_ok=True)
-    write_csv(rows, out / f"{microcode}_load.csv")
-    write_csv(saturation(rows), out / f"{microcode}_saturation.csv")
-    draw(rows, out / f"{microcode}_load.png", microcode)
+    name = output_name(microcode, torus_tie)
+    write_csv(rows, out / f"{name}_load.csv")
+    write_csv(saturation(rows), out / f"{name}_saturation.csv")
+    draw(rows, out / f"{name}_load.png", microcode)
     return rows
 
 
