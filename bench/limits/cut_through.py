@@ -32,7 +32,10 @@ What the engine does that never changes a delivery here is left out: the NP (a u
 NP event), the receivers' private instructions (they are arithmetic on the times above), a receiver's
 'deliver' (nothing else reads it, so it is computed when the receiver starts the packet) and a bus
 interface's 'done' (nothing reads an interface between its forward and its next look at the queue except
-that look; the bytes it frees are applied when a store next checks the BMU's room).
+that look; the bytes it frees are applied when a store next checks the BMU's room), nor that look itself while
+the queue stays empty (it would find nothing; a packet queued before it puts it back on the wheel). Events of
+one tick run in id order as in the engine; only the order within a node can change a result, since a
+receiver starts a packet at max(arrival, its resume tick) whichever of the two events comes first.
 """
 
 from __future__ import annotations
@@ -135,10 +138,31 @@ def _next_tick(now, bits):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _enqueue(v, p, c, ready, q_head, q_tail, p_next, p_prev, if_pkt, if_idle, ev_time, ev_next, ev_prev,
-             bucket, bits):
-    """Packet p (ready[p] set) joins v's ready queue, after every packet ready no later; the first idle bus
-    interface not already due by then is woken for it."""
+def _enqueue(v, p, c, running, ready, q_head, q_tail, p_next, p_prev, if_pkt, if_idle, if_lazy, ev_time, ev_next,
+             ev_prev, bucket, bits, due, due_top):
+    """Packet p (ready[p] set) joins v's ready queue at tick c, after every packet ready no later; the first
+    idle bus interface not already due by then is woken for it. `running`: called by an event of tick c (a
+    store), not by the traffic, which comes before them.
+
+    An interface's look at the queue after its 'done' is kept off the wheel while the queue is empty
+    (IF_LAZY), since it would find nothing; a packet queued before it turns it into an event again."""
+    ok = True
+    for i in range(INTERFACES):
+        k = v * INTERFACES + i
+        if if_lazy[k] != 0:
+            if_lazy[k] = 0
+            e = v * SLOTS + PORTS + i
+            t = ev_time[e]
+            ev_time[e] = NEVER
+            if t > c or (t == c and not running):
+                ok = ok and _schedule(e, t, c, ev_time, ev_next, ev_prev, bucket, bits)
+            elif t == c:
+                # this tick's ids are being taken, a receiver's store before the interface's look: mark it due
+                ev_time[e] = c
+                w = e >> 6
+                due[w] |= np.int64(1) << (e & 63)
+                due_top[w >> 6] |= np.int64(1) << (w & 63)
+            # else the look has been, and found the queue empty
     r = ready[p]
     before = q_tail[v]
     while before >= 0 and ready[before] > r:
@@ -154,13 +178,12 @@ def _enqueue(v, p, c, ready, q_head, q_tail, p_next, p_prev, if_pkt, if_idle, ev
         q_tail[v] = p
     else:
         p_prev[after] = p
-    ok = True
     for i in range(INTERFACES):
         k = v * INTERFACES + i
         wake = max(c, r, if_idle[k])
         e = v * SLOTS + PORTS + i
         if if_pkt[k] < 0 and ev_time[e] > wake:
-            ok = _schedule(e, wake, c, ev_time, ev_next, ev_prev, bucket, bits)
+            ok = ok and _schedule(e, wake, c, ev_time, ev_next, ev_prev, bucket, bits)
             break
     return ok
 
@@ -168,7 +191,7 @@ def _enqueue(v, p, c, ready, q_head, q_tail, p_next, p_prev, if_pkt, if_idle, ev
 # rows of the state tables simulate() takes (allocated by Limit.prepare, outside the timed run)
 PK_OFF0, PK_OFF1, PK_OFF2, PK_NEXT, PK_PREV, PK_ARRIVE, PK_READY, PK_STORED, PK_DELIVER, PK_ROWS = range(10)
 RX_PKT, RX_ARRIVE, RX_STORING, RX_RESUME, RX_HEAD, RX_TAIL, RX_TX_FREE, RX_ROWS = range(8)
-IF_PKT, IF_IDLE, IF_FREED_AT, IF_FREED, IF_ROWS = range(5)
+IF_PKT, IF_IDLE, IF_FREED_AT, IF_FREED, IF_LAZY, IF_ROWS = range(6)
 ND_Q_HEAD, ND_Q_TAIL, ND_USED, ND_ROWS = range(4)
 EV_TIME, EV_NEXT, EV_PREV, EV_ROWS = range(4)
 
@@ -205,6 +228,7 @@ def simulate(create, source, destination, length, route_table, neighbours, capac
     if_idle = itf[IF_IDLE]
     if_freed_at = itf[IF_FREED_AT]  # 'done' of a stored packet: its bytes leave the BMU
     if_freed = itf[IF_FREED]  # ... this many, not yet taken off bmu_used
+    if_lazy = itf[IF_LAZY]  # 1: its look at the queue at IF_IDLE is not on the wheel (the queue is empty)
     q_head = nd[ND_Q_HEAD]
     q_tail = nd[ND_Q_TAIL]
     bmu_used = nd[ND_USED]
@@ -233,8 +257,8 @@ def simulate(create, source, destination, length, route_table, neighbours, capac
             off1[i] = route_table[row, 1]
             off2[i] = route_table[row, 2]
             ready[i] = now + READY_AFTER_CREATE
-            if not _enqueue(v, i, now, ready, q_head, q_tail, p_next, p_prev, if_pkt, if_idle, ev_time, ev_next,
-                            ev_prev, bucket, bits):
+            if not _enqueue(v, i, now, False, ready, q_head, q_tail, p_next, p_prev, if_pkt, if_idle, if_lazy,
+                            ev_time, ev_next, ev_prev, bucket, bits, due, due_top):
                 return ERR_HORIZON, hops, events
             i += 1
         # this tick's ids, in increasing order: marked in a two-level bitmap, taken lowest first (nothing is
@@ -293,8 +317,8 @@ def simulate(create, source, destination, length, route_table, neighbours, capac
                             bmu_used[v] += size
                             stored[p] = 1
                             ready[p] = tail + AFTER_TAIL
-                            if not _enqueue(v, p, now, ready, q_head, q_tail, p_next, p_prev, if_pkt, if_idle, ev_time,
-                                            ev_next, ev_prev, bucket, bits):
+                            if not _enqueue(v, p, now, True, ready, q_head, q_tail, p_next, p_prev, if_pkt, if_idle,
+                                            if_lazy, ev_time, ev_next, ev_prev, bucket, bits, due, due_top):
                                 return ERR_HORIZON, hops, events
                     rx_pkt[r] = -1
                     rx_resume[r] = max(now + CYCLE, tail) + 2 * CYCLE
@@ -345,8 +369,12 @@ def simulate(create, source, destination, length, route_table, neighbours, capac
                         if_freed_at[k] = first + size + CYCLE
                     if_pkt[k] = -1
                     if_idle[k] = first + size + 2 * CYCLE
-                    if not _schedule(e, if_idle[k], now, ev_time, ev_next, ev_prev, bucket, bits):
-                        return ERR_HORIZON, hops, events
+                    if q_head[v] >= 0:
+                        if not _schedule(e, if_idle[k], now, ev_time, ev_next, ev_prev, bucket, bits):
+                            return ERR_HORIZON, hops, events
+                    else:
+                        ev_time[e] = if_idle[k]
+                        if_lazy[k] = 1
                     error = _arrive(neighbours[v, port] * PORTS + port, p, first, now, off0, off1, off2, length, deliver,
                                     p_next, p_arrive, rx_pkt, rx_arrive, rx_storing, rx_resume, rx_head, rx_tail, ev_time,
                                     ev_next, ev_prev, bucket, bits)
