@@ -34,8 +34,7 @@ NP event), the receivers' private instructions (they are arithmetic on the times
 interface's 'done' (nothing reads an interface between its forward and its next look at the queue except
 that look; the bytes it frees are applied when a store next checks the BMU's room), nor that look itself while
 the queue stays empty (it would find nothing; a packet queued before it puts it back on the wheel). Events of
-one tick run in id order as in the engine; only the order within a node can change a result, since a
-receiver starts a packet at max(arrival, its resume tick) whichever of the two events comes first.
+one tick run in id order, as in the engine.
 """
 
 from __future__ import annotations
