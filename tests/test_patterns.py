@@ -18,6 +18,7 @@ from harts.machine.patterns import (
     default_hotspot,
     destination_matrix,
     draw_destinations,
+    synthetic_packets,
     throughput_bound,
 )
 from harts.network import build_topology
@@ -317,3 +318,42 @@ def test_draw_destinations_of_a_permutation_is_exact_and_silent_sources_are_refu
     assert draw_destinations(P, sources, 0).tolist() == [8, 1, 55]
     with pytest.raises(ValueError, match="never sends"):
         draw_destinations(P, [0], 0)
+
+
+@pytest.mark.parametrize("spec", [{"kind": "torus", "dims": [4, 4]}, {"kind": "mesh", "dims": [5, 5]},
+                                  {"kind": "hypercube", "dimension": 4}])
+@pytest.mark.parametrize("pattern, args", [("uniform", {}), ("transpose", {}), ("bit_complement", {}),
+                                           ("hotspot", {}), ("hotspot", {"hotspot_nodes": (0, 3),
+                                                                         "hotspot_fraction": 0.4})])
+def test_synthetic_packets_draw_what_the_whole_matrix_draws(spec, pattern, args, monkeypatch):
+    """synthetic_packets never builds P: its destinations must be those drawn from P row by row with the same
+    generator (golden runs depend on them), here also with the hotspot rows taken a few at a time."""
+    import harts.machine.patterns as patterns
+
+    topo = build_topology(spec)
+    monkeypatch.setattr(patterns, "ROW_BLOCK", 3 * topo.n_nodes)
+    P = destination_matrix(topo, pattern, **args)
+    for seed in (1, 2):
+        create, source, destination = synthetic_packets(topo, pattern, 0.6, 2, 400, seed, **args)
+        rng = np.random.default_rng(seed)
+        senders = np.nonzero(P.sum(axis=1) > 0)[0]
+        counts = rng.poisson(0.6 * topo.n_nodes / len(senders) / 2 * 400, len(senders))
+        expected_source = np.repeat(senders, counts)
+        expected_create = np.floor(rng.uniform(0, 400, len(expected_source))).astype(np.int64)
+        order = np.argsort(expected_create, kind="stable")
+        assert create.tolist() == expected_create[order].tolist()
+        assert source.tolist() == expected_source[order].tolist()
+        assert destination.tolist() == draw_destinations(P, expected_source[order], rng).tolist()
+        assert len(create) > 1000
+
+
+def test_synthetic_packets_on_a_large_torus_hold_no_n_by_n_matrix():
+    import tracemalloc
+
+    topo = grid("torus", 64)  # P would be 4096 x 4096 doubles: 134 MB, and its cumulative rows as much again
+    tracemalloc.start()
+    create, source, destination = synthetic_packets(topo, "uniform", 0.1, 8, 200, 1)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(create) > 5000 and (destination != source).all()
+    assert peak < 8_000_000

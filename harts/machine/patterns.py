@@ -47,6 +47,7 @@ LOAD_BASIS = "flits per node per cycle, averaged over all N nodes (non-sending n
 # (links in (node, port) order, then ejection, then injection) is reported, so float rounding of loads that
 # are equal in exact arithmetic cannot change which one is named.
 _TIE = 1e-9
+ROW_BLOCK = 1 << 22  # entries of P (32 MB) a hotspot draw holds at a time: memory stays linear in the nodes
 
 
 def destination_matrix(topology: Topology, pattern: str, hotspot_nodes=None,
@@ -57,17 +58,26 @@ def destination_matrix(topology: Topology, pattern: str, hotspot_nodes=None,
     module docstring for the patterns. ``hotspot_nodes`` (hotspot only): node numbers, default the centre
     node (``default_hotspot``: node 36 of an 8x8 grid); ``hotspot_fraction`` in [0, 1].
     """
+    kind, detail = _pattern(topology, pattern, hotspot_nodes, hotspot_fraction)
     n = topology.n_nodes
-    if n < 2:
+    if kind == "permutation":
+        return _permutation(n, detail)
+    return _rows(n, kind, detail, np.arange(n))
+
+
+def _pattern(topology: Topology, pattern: str, hotspot_nodes, hotspot_fraction):
+    """The pattern, checked, in a size linear in the nodes: ("uniform", None), ("hotspot", (is_hot, fraction))
+    or ("permutation", destination of each node)."""
+    if topology.n_nodes < 2:
         raise ValueError("a traffic pattern needs at least 2 nodes")
     if pattern == "uniform":
-        return _uniform(n)
+        return "uniform", None
     if pattern == "hotspot":
-        return _hotspot(topology, hotspot_nodes, hotspot_fraction)
+        return "hotspot", _hotspots(topology, hotspot_nodes, hotspot_fraction)
     if pattern == "transpose":
-        return _permutation(n, _transpose(topology))
+        return "permutation", _transpose(topology)
     if pattern == "bit_complement":
-        return _permutation(n, _bit_complement(topology))
+        return "permutation", _bit_complement(topology)
     raise ValueError(f"unknown traffic pattern {pattern!r}; expected one of {', '.join(PATTERNS)}")
 
 
@@ -104,26 +114,35 @@ def draw_destinations(P, sources, rng) -> np.ndarray:
     if flat.size == 0:
         return np.zeros(sources.shape, dtype=np.int64)
     rows = np.unique(flat)
-    cdf = np.cumsum(P[rows], axis=1)
+    return _first_above(_cumulative(P[rows], rows), np.searchsorted(rows, flat), u).reshape(sources.shape)
+
+
+def _cumulative(P_rows, rows) -> np.ndarray:
+    """The rows' cumulative probabilities, each normalised by its sum, from their last positive entry on exactly 1
+    (so every variate in [0, 1) lands on a positive entry)."""
+    n = P_rows.shape[1]
+    cdf = np.cumsum(P_rows, axis=1)
     total = cdf[:, -1]
     if (total <= 0).any():
         silent = rows[total <= 0]
         raise ValueError(f"node {int(silent[0])} never sends (its row of P is zero) but is asked to")
-    # Dividing by the same sum the cumulative sum ends in keeps every row non-decreasing and <= 1; the
-    # last positive entry and everything after it are set to exactly 1 so every variate in [0, 1) lands on
-    # a positive entry.
+    # Dividing by the same sum the cumulative sum ends in keeps every row non-decreasing and <= 1
     cdf /= total[:, None]
-    last = n - 1 - np.argmax(P[rows][:, ::-1] > 0, axis=1)
+    last = n - 1 - np.argmax(P_rows[:, ::-1] > 0, axis=1)
     cdf[np.arange(n)[None, :] >= last[:, None]] = 1.0
-    row_of = np.searchsorted(rows, flat)
-    lo = np.zeros(flat.size, dtype=np.int64)
-    hi = np.full(flat.size, n - 1, dtype=np.int64)
+    return cdf
+
+
+def _first_above(cdf, row_of, u) -> np.ndarray:
+    """Per variate u[k], the first j with cdf[row_of[k], j] > u[k], by a vectorised binary search."""
+    lo = np.zeros(u.size, dtype=np.int64)
+    hi = np.full(u.size, cdf.shape[1] - 1, dtype=np.int64)
     while (lo < hi).any():  # invariant: the answer, the first j with cdf[j] > u, is in [lo, hi]
         mid = (lo + hi) // 2
         below = cdf[row_of, mid] <= u
         lo = np.where(below, mid + 1, lo)
         hi = np.where(below, hi, mid)
-    return lo.reshape(sources.shape)
+    return lo
 
 
 def channel_loads(topology: Topology, P, routing: str = "dimension_order", torus_tie: str = "random") -> np.ndarray:
@@ -231,13 +250,7 @@ def throughput_bound(topology: Topology, pattern: str, flit_cycles: int = 1, tor
                  injection_load=scale, n_nodes=n, sending_nodes=n_send, flit_cycles=flit_cycles)
 
 
-def _uniform(n: int) -> np.ndarray:
-    P = np.full((n, n), 1.0 / (n - 1))
-    np.fill_diagonal(P, 0.0)
-    return P
-
-
-def _hotspot(topology: Topology, hotspot_nodes, fraction) -> np.ndarray:
+def _hotspots(topology: Topology, hotspot_nodes, fraction) -> tuple[np.ndarray, float]:
     n = topology.n_nodes
     if hotspot_nodes is None:
         hotspot_nodes = (default_hotspot(topology),)
@@ -251,17 +264,26 @@ def _hotspot(topology: Topology, hotspot_nodes, fraction) -> np.ndarray:
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.integer, np.floating)) \
             or not 0.0 <= fraction <= 1.0:
         raise ValueError(f"hotspot_fraction must be a number in [0, 1], got {fraction!r}")
-    fraction = float(fraction)
     is_hot = np.zeros(n, dtype=bool)
     is_hot[hot] = True
-    # hot_targets[s, d]: d is a hotspot other than s
-    hot_targets = np.broadcast_to(is_hot, (n, n)).copy()
-    np.fill_diagonal(hot_targets, False)
+    return is_hot, float(fraction)
+
+
+def _rows(n: int, kind: str, detail, rows: np.ndarray) -> np.ndarray:
+    """P[rows] of the uniform or hotspot pattern, computed as the whole matrix would be, entry by entry."""
+    r = np.arange(len(rows))
+    P = np.full((len(rows), n), 1.0 / (n - 1))
+    P[r, rows] = 0.0
+    if kind == "uniform":
+        return P
+    is_hot, fraction = detail
+    # hot_targets[k, d]: d is a hotspot other than rows[k]
+    hot_targets = np.broadcast_to(is_hot, (len(rows), n)).copy()
+    hot_targets[r, rows] = False
     n_targets = hot_targets.sum(axis=1, keepdims=True)
     # a source with no other hotspot (the only hotspot itself) sends all of its traffic uniformly
     share = np.where(n_targets > 0, fraction, 0.0)
-    P = (1.0 - share) * _uniform(n) + share * hot_targets / np.maximum(n_targets, 1)
-    return P
+    return (1.0 - share) * P + share * hot_targets / np.maximum(n_targets, 1)
 
 
 def _permutation(n: int, destination: np.ndarray) -> np.ndarray:
@@ -309,8 +331,10 @@ def synthetic_packets(topology: Topology, pattern: str, rate: float, packet_flit
     in creation order. Each sending node is an independent Poisson process of rate
     rate * N / N_send / packet_flits packets per cycle; creation cycles are whole (arrivals in one cycle
     keep their draw order)."""
-    P = destination_matrix(topology, pattern, **pattern_args)
-    senders = np.nonzero(P.sum(axis=1) > 0)[0]
+    kind, detail = _pattern(topology, pattern, pattern_args.get("hotspot_nodes"),
+                            pattern_args.get("hotspot_fraction", 0.2))
+    n = topology.n_nodes
+    senders = np.nonzero(detail != np.arange(n))[0] if kind == "permutation" else np.arange(n)
     rng = np.random.default_rng(seed)
     per_sender = rate * topology.n_nodes / len(senders) / packet_flits
     counts = rng.poisson(per_sender * cycles, len(senders))
@@ -318,4 +342,30 @@ def synthetic_packets(topology: Topology, pattern: str, rate: float, packet_flit
     create = np.floor(rng.uniform(0, cycles, len(source))).astype(np.int64)
     order = np.argsort(create, kind="stable")
     source, create = source[order], create[order]
-    return create, source, draw_destinations(P, source, rng)
+    return create, source, _draw(n, kind, detail, source, rng)
+
+
+def _draw(n: int, kind: str, detail, sources: np.ndarray, rng) -> np.ndarray:
+    """draw_destinations(destination_matrix(...), sources, rng) in memory linear in nodes and packets: the same
+    variates against the same cumulative rows, so the same destinations."""
+    u = rng.random(sources.size)
+    if kind == "permutation":
+        return detail[sources].astype(np.int64)
+    if kind == "uniform":
+        # Row s is the cumulative sum of (n - 1) entries 1/(n-1) with a 0 at s, which adds exactly nothing: its
+        # entry j is a[j + 1] before s and a[j] from s on, where a[m] is the sum of m entries over the sum of
+        # all, a[n - 1] exactly 1. The first j with a value above u is then m - 1 or m, m the first with a[m] > u.
+        total = np.cumsum(np.full(n - 1, 1.0 / (n - 1)))
+        a = np.concatenate(([0.0], total / total[-1]))
+        a[-1] = 1.0
+        m = np.searchsorted(a, u, side="right")
+        return np.where(m <= sources, m - 1, m).astype(np.int64)
+    out = np.empty(sources.size, dtype=np.int64)
+    rows = np.unique(sources)
+    row_of = np.searchsorted(rows, sources)
+    block = max(1, ROW_BLOCK // n)
+    for start in range(0, len(rows), block):
+        chunk = rows[start:start + block]
+        mine = np.nonzero((row_of >= start) & (row_of < start + len(chunk)))[0]
+        out[mine] = _first_above(_cumulative(_rows(n, kind, detail, chunk), chunk), row_of[mine] - start, u[mine])
+    return out
