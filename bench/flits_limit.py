@@ -54,7 +54,8 @@ def uniform_torus_bound(topology) -> float:
 
 def machine(kind: str, side: int) -> Simulation:
     return Simulation(defaults().with_values(topology={"kind": kind, "dims": [side, side]}, microcode="wormhole",
-                                             flow__virtual_channels=2, flow__buffer_flits=8))
+                                             flow__virtual_channels=2, flow__buffer_flits=8,
+                                             routing__torus_tie="positive"))  # the limit's tie rule
 
 
 def one_point(kind, side, rate, basis, cycles, repeat) -> dict:

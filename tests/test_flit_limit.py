@@ -23,7 +23,8 @@ CASES = [  # kind, side, VCs, buffer depth, packet flits
 
 def both(kind, side, vcs, depth, flits, rate, seed):
     sim = Simulation(defaults().with_values(topology={"kind": kind, "dims": [side, side]}, microcode="wormhole",
-                                            flow__virtual_channels=vcs, flow__buffer_flits=depth))
+                                            flow__virtual_channels=vcs, flow__buffer_flits=depth,
+                                            routing__torus_tie="positive"))  # the limit's tie rule
     create, source, destination = synthetic_packets(sim.topology, "uniform", rate, flits, CYCLES, seed)
     result = sim.run(unicast(create, source, destination, flits * sim.params.flit_bytes), keep=True)
     engine = np.full(len(create), -1, np.int64)
@@ -51,7 +52,8 @@ def test_the_limit_delivers_every_packet_at_the_engines_cycle(kind, side, vcs, d
 
 
 def test_a_lone_packet_takes_the_closed_form():
-    sim = Simulation(defaults().with_values(topology={"kind": "torus", "dims": [4, 4]}, microcode="wormhole"))
+    sim = Simulation(defaults().with_values(topology={"kind": "torus", "dims": [4, 4]}, microcode="wormhole",
+                                            routing__torus_tie="positive"))
     # 0 -> 2 is 2 hops the + way (the tie at k/2 goes +), 0 -> 10 is 2 + 2 through the + wrap links
     for dst, hops in ((2, 2), (10, 4), (3, 1), (12, 1)):
         got = limit.deliveries("torus", (4, 4), sim.params, 8, np.array([5]), np.array([0]), np.array([dst]))
@@ -65,3 +67,6 @@ def test_refuses_what_it_does_not_model():
         limit.deliveries("torus", (4, 4), sim.params, 8, np.array([0]), np.array([0]), np.array([1]))
     with pytest.raises(ValueError, match="mesh or torus"):
         limit.deliveries("hypercube", (4, 4), sim.params, 8, np.array([0]), np.array([0]), np.array([1]))
+    drawn = Simulation(defaults().with_values(topology={"kind": "torus", "dims": [4, 4]}, microcode="wormhole"))
+    with pytest.raises(ValueError, match="torus_tie: positive"):
+        limit.deliveries("torus", (4, 4), drawn.params, 8, np.array([0]), np.array([0]), np.array([2]))

@@ -347,6 +347,8 @@ def deliveries(kind: str, dims, params, packet_flits: int, create, source, desti
         raise ValueError(f"the limit models a 2-D mesh or torus, not {kind!r}")
     if params.np_channels != 1:
         raise ValueError("the limit models one NP channel each way")
+    if params.torus_tie_key != 0:
+        raise ValueError("the limit sends a packet half-way round a torus ring the + way: routing.torus_tie: positive")
     sx, sy = (int(d) for d in dims)
     V, B = params.virtual_channels, params.buffer_flits
     if PORTS * V + 1 > 62:
