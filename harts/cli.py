@@ -4,13 +4,16 @@ Bad input ends in one line and exit code 2; a run-time fault of the simulation i
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from . import choices
 from .errors import InputError, SimulationError
 from .machine.config import KEY_BY_NAME, MAX_CYCLES, bound, integer
 
@@ -122,10 +125,10 @@ def _broadcast_config(args):
 
 def _has_traffic(config, command: str) -> None:
     """An idle config runs nothing: say what would (a broadcast on it), in one line."""
-    from .broadcasts.table import BROADCASTS, runs_on
     from .machine.traffic import has_traffic
     if has_traffic(config):
         return
+    from .broadcasts.table import BROADCASTS, runs_on
     fitting = [name for name in BROADCASTS if runs_on(config, name)]
     what = (f"run a broadcast on it ({'|'.join(fitting)}): harts {'trace ' + str(config.path) + ' --broadcast' if command == 'trace' else 'broadcast --config ' + str(config.path) + ' --algorithm'} {fitting[0]}"
             if fitting else "give it traffic (traffic.packets, traffic.synthetic.rate or traffic.uniform.load)")
@@ -133,7 +136,16 @@ def _has_traffic(config, command: str) -> None:
                      f"traffic.uniform.load and traffic.synthetic.rate 0): nothing to {command}; {what}")
 
 
+def _no_collection() -> None:
+    """For a command that runs one simulation: no cyclic garbage collection. Its start-up (numba, numpy, the
+    cached kernel) allocates several hundred thousand objects and keeps them all; the collector's passes over
+    them took about 0.1 s of a 1,000-cycle `harts run` (bench/start.py); what the run allocates after
+    start-up is little and lives to the end."""
+    gc.disable()
+
+
 def cmd_run(args) -> int:
+    _no_collection()
     from .machine.config import load_config
     from .machine.simulation import Simulation
     config = load_config(args.config)
@@ -189,6 +201,7 @@ def _print_flit_calibration(cal, config, as_json: bool) -> int:
 
 
 def cmd_bench(args) -> int:
+    _no_collection()
     from .machine.config import load_config
     from .tools.bench import benchmark, default_config
     config = load_config(args.config) if args.config else default_config()
@@ -585,8 +598,8 @@ def _sweep_options(parser) -> None:
 
 
 def _load_basis_option(parser) -> None:
-    from .machine.traffic import LOAD_BASES
-    parser.add_argument("--load-basis", choices=[*LOAD_BASES, "both"], default="both",
+    bases = KEY_BY_NAME["traffic.uniform.load_basis"].choices  # harts.machine.traffic.LOAD_BASES, which loads numpy
+    parser.add_argument("--load-basis", choices=[*bases, "both"], default="both",
                         help="read the load as offered link utilisation, per-node generation, or both "
                              "(default: %(default)s; see traffic.uniform.load_basis)")
 
@@ -609,9 +622,8 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--json", action="store_true")
     cal.set_defaults(func=cmd_calibrate)
 
-    from .broadcasts.table import BROADCASTS
     bcast = sub.add_parser("broadcast", help="run one broadcast and report its latency and copies")
-    bcast.add_argument("--algorithm", required=True, choices=list(BROADCASTS),
+    bcast.add_argument("--algorithm", required=True, choices=choices.BROADCASTS,
                        help="which broadcast; README (Which broadcast runs where) gives the networks, switching "
                             "and NP ports of each")
     bcast.add_argument("--size", type=_mesh_size, help="paper 000's algorithms: run on the hexagonal mesh E-size "
@@ -673,7 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--nodes", type=_node_list, help="comma list (default: node 0 and its neighbours)")
     trace.add_argument("--cycles", type=_cycle_window, default=(0, 2000), metavar="A:B",
                        help="cycles to record (default: 0:2000)")
-    trace.add_argument("--broadcast", metavar="ALGORITHM", choices=list(BROADCASTS),
+    trace.add_argument("--broadcast", metavar="ALGORITHM", choices=choices.BROADCASTS,
                        help="also run one broadcast of harts broadcast over the config's traffic (an idle config "
                             "then has something to trace); nodes default to its source and the source's neighbours")
     trace.add_argument("--source", type=_non_negative_int, default=0, help="--broadcast's source (default 0)")
@@ -713,8 +725,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
                                       "its Table II formula")
-    from .experiments.lee_shin.ata import ALGORITHMS as ATA_ALGORITHMS
-    ata.add_argument("--algorithm", choices=ATA_ALGORITHMS, default="ihc",
+    ata.add_argument("--algorithm", choices=choices.ATA_ALGORITHMS, default="ihc",
                      help="ihc (any network with a decomposition), ks (KS-ATA: 6-BCAST from each node in "
                           "turn, hexagonal mesh), vsq (VSQ-ATA, square torus of odd side), vrs (VRS-ATA: "
                           "cut-through RS from each node in turn, hypercube) or frs (Fraigniaud: "
@@ -761,6 +772,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Starting OpenBLAS's threads took about 40 ms of every start (bench/start.py), and nothing harts
+    # computes uses BLAS; set before anything imports numpy, unless the user chose a count.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)
