@@ -4,6 +4,7 @@ Bad input ends in one line and exit code 2; a run-time fault of the simulation i
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import math
@@ -136,16 +137,25 @@ def _has_traffic(config, command: str) -> None:
                      f"traffic.uniform.load and traffic.synthetic.rate 0): nothing to {command}; {what}")
 
 
-def _no_collection() -> None:
-    """For a command that runs one simulation: no cyclic garbage collection. Its start-up (numba, numpy, the
-    cached kernel) allocates several hundred thousand objects and keeps them all; the collector's passes over
-    them took about 0.1 s of a 1,000-cycle `harts run` (bench/start.py); what the run allocates after
-    start-up is little and lives to the end."""
-    gc.disable()
+def _without_collection(command):
+    """A command that runs one simulation, run without cyclic garbage collection: its start-up (numba,
+    numpy, the cached kernel) allocates over a hundred thousand objects and keeps them all, so the
+    collector's passes over them are wasted (about 0.03 s of a 1,000-cycle `harts run`'s 0.5 s), and what
+    the run allocates after start-up is little and lives to the end. Restored after, for callers in-process."""
+    @functools.wraps(command)
+    def run(args) -> int:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return command(args)
+        finally:
+            if collecting:
+                gc.enable()
+    return run
 
 
+@_without_collection
 def cmd_run(args) -> int:
-    _no_collection()
     from .machine.config import load_config
     from .machine.simulation import Simulation
     config = load_config(args.config)
@@ -200,8 +210,8 @@ def _print_flit_calibration(cal, config, as_json: bool) -> int:
     return 0
 
 
+@_without_collection
 def cmd_bench(args) -> int:
-    _no_collection()
     from .machine.config import load_config
     from .tools.bench import benchmark, default_config
     config = load_config(args.config) if args.config else default_config()
@@ -772,9 +782,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Starting OpenBLAS's threads took about 40 ms of every start (bench/start.py), and nothing harts
+    """The `harts` command (argv None: the process's own arguments) or, given argv, the same in-process."""
+    # Starting OpenBLAS's threads took about 0.05 s of every start that imports numpy, and nothing harts
     # computes uses BLAS; set before anything imports numpy, unless the user chose a count.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    code = _command(argv)
+    if argv is None:
+        # The process ends next. Python's shutdown collects and then frees every object numba and numpy
+        # made, which took about 0.18 s of a 0.64 s 1,000-cycle `harts run`; frozen, they are left to the OS.
+        gc.freeze()
+    return code
+
+
+def _command(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)

@@ -91,3 +91,15 @@ def test_sweep_workers_run_many_points_on_the_kernel_their_parent_loaded(tmp_pat
     assert {r["loads"] for r in done.values()} == {0}
     assert os.getpid() not in {r["pid"] for r in done.values()}
     assert len({r["pid"] for r in done.values()}) <= 2  # 8 points on at most 2 processes
+
+
+def test_a_run_in_process_leaves_garbage_collection_as_it_found_it(tmp_path, capsys):
+    import gc
+
+    from harts.cli import main
+    config = tmp_path / "short.yaml"
+    config.write_text((REPO / "configs" / "mesh_8x8.yaml").read_text().replace("cycles: 20000", "cycles: 300")
+                      .replace("warmup_cycles: 2000", "warmup_cycles: 0"))
+    assert gc.isenabled()
+    assert main(["run", str(config)]) == 0
+    assert gc.isenabled() and "packets" in capsys.readouterr().out
