@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import choices
 from ..controller import isa
 from ..controller.microcode import Microprogram, assemble
 from ..controller.records import ROUTE_DIRECTION
@@ -125,6 +126,7 @@ BROADCASTS: dict[str, Broadcast] = {
     "htree": Broadcast("htree", "004", h_tree.TOPOLOGY, h_tree.order_of, CIRCUIT_ROUTES, True, REACHED,
                        "configs/circuit_torus_15x15.yaml"),
 }
+choices.require_names(BROADCASTS, choices.BROADCASTS, "harts.broadcasts.table.BROADCASTS")
 
 
 def check_broadcast(config: Config, algorithm: str) -> Broadcast:

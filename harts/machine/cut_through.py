@@ -171,8 +171,10 @@ class CutThroughSimulation(Simulation):
             "machine": self._machine(params),
             "controller": S.Controller(ctx, S.table(contexts, self.layout.registers), tx, node),
             "packets": S.packet_pool(records, words),
-            "logs": R.Logs(stats, S.table(R.DL_ROWS, LOG_ROWS), S.table(LOG_ROWS, words),
-                           S.table(R.PL_ROWS, LOG_ROWS), S.table(R.HR_ROWS, LOG_ROWS if hops else 0)),
+            # zeros, not S.table's fill: the OS maps their pages as rows are written, not 12 MB up front
+            "logs": R.Logs(stats, np.zeros((R.DL_ROWS, LOG_ROWS), np.int64), np.zeros((LOG_ROWS, words), np.int64),
+                           np.zeros((R.PL_ROWS, LOG_ROWS), np.int64),
+                           np.zeros((R.HR_ROWS, LOG_ROWS if hops else 0), np.int64)),
             "clock": S.empty_clock(topo.n_nodes, per_node),
             "processor": self._processor(),
         }

@@ -20,15 +20,26 @@ OFFSETS_SIGNATURE = types.int64(types.int64, types.int64, types.int64[::1], type
                                 types.int64[::1])
 
 # The kernel is compiled without numba's reference-counting runtime; compiling the offsets functions the
-# same way makes any allocation in them a compile error instead of a crash inside the kernel.
-jit_offsets = njit(OFFSETS_SIGNATURE, cache=True, _nrt=False)
+# same way makes any allocation in them a compile error instead of a crash inside the kernel. They are
+# compiled (after the first run: loaded from numba's disk cache) for their one signature by the first
+# Topology that uses one, not at import, so that a run loads only its own network's (`compiled`).
+jit_offsets = njit(cache=True, _nrt=False)
+_OFFSETS_MANY_SIGNATURE = types.void(types.FunctionType(OFFSETS_SIGNATURE), types.int64[::1], types.int64[::1],
+                                     types.int64[::1], types.int64[:, ::1], types.int64[:, ::1])
 
 
-@njit(types.void(types.FunctionType(OFFSETS_SIGNATURE), types.int64[::1], types.int64[::1], types.int64[::1],
-                 types.int64[:, ::1], types.int64[:, ::1]), cache=True, _nrt=False)
+@njit(cache=True, _nrt=False)
 def _offsets_many(function, src, dst, shape, table, out):
     for k in range(src.shape[0]):
         function(src[k], dst[k], shape, table, out[k])
+
+
+def compiled(dispatcher, signature):
+    """`dispatcher` compiled for `signature` alone, as an explicit signature in the decorator would make it."""
+    if not dispatcher.signatures:
+        dispatcher.compile(signature)
+        dispatcher.disable_compile()
+    return dispatcher
 
 
 # Per kind: (label of one node, drawing coordinates of all nodes, which links wrap around that drawing or
@@ -86,8 +97,11 @@ class Topology:
     axis_positive: np.ndarray
     axis_negative: np.ndarray
     offset_table: np.ndarray
-    offsets_function: object
+    offsets_function: object  # a jit_offsets function
     port_names: tuple
+
+    def __post_init__(self):
+        compiled(self.offsets_function, OFFSETS_SIGNATURE)
 
     @property
     def n_nodes(self) -> int:
@@ -112,7 +126,8 @@ class Topology:
         if src.shape != dst.shape:
             raise ValueError(f"{src.size} sources but {dst.size} destinations")
         out = np.empty((src.size, self.n_axes), dtype=np.int64)
-        _offsets_many(self.offsets_function, src, dst, self.shape, self.offset_table, out)
+        compiled(_offsets_many, _OFFSETS_MANY_SIGNATURE)(self.offsets_function, src, dst, self.shape,
+                                                         self.offset_table, out)
         return out
 
     def distance(self, src, dst):

@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...choices import ATA_ALGORITHMS, require_names
 from ...controller import isa
 from ...controller import records as R
 from ...controller.microcode import assemble
@@ -267,7 +268,8 @@ def frs_ata(config: Config, mu: int, length: int | None = None, queueing: int | 
 
 
 BY_NAME = {"ks": ks_ata, "vsq": vsq_ata, "vrs": vrs_ata, "frs": frs_ata}  # all but IHC, which takes eta
-ALGORITHMS = ("ihc", *BY_NAME)
+ALGORITHMS = ATA_ALGORITHMS
+require_names(("ihc", *BY_NAME), ALGORITHMS, "harts.experiments.lee_shin.ata.BY_NAME")
 
 
 def run_algorithm(config: Config, algorithm: str, mu: int = 2, eta: int | None = None, length: int | None = None,

@@ -1,0 +1,105 @@
+"""A fast start: parsing arguments loads neither numpy nor numba, a run loads only its own network's offsets
+function, and sweep workers use the kernel their parent loaded instead of loading their own."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harts import choices
+
+REPO = Path(__file__).resolve().parent.parent
+HEAVY = ("numpy", "numba", "matplotlib", "scipy", "networkx")
+COMMANDS = ["run", "calibrate", "broadcast", "faults", "microcode check", "trace", "figure", "reproduce", "load",
+            "ata", "sensitivity", "bench"]
+
+
+def modules_after(argv: list[str]) -> tuple[int, list[str], str]:
+    """Exit code, the heavy modules loaded and stderr of harts.cli.main(argv) in a fresh interpreter."""
+    script = ("import sys\nfrom harts.cli import main\ntry:\n    code = main(sys.argv[1:])\nexcept SystemExit as e:\n"
+              "    code = e.code\nprint('loaded:', *(m for m in " + repr(HEAVY) + " if m in sys.modules), file=sys.stderr)\n"
+              "sys.exit(code)\n")
+    proc = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, cwd=REPO)
+    *message, loaded = proc.stderr.rstrip("\n").split("\n")
+    assert loaded.startswith("loaded:")
+    return proc.returncode, loaded.split()[1:], "\n".join(message)
+
+
+@pytest.mark.parametrize("argv", [["--help"], *[[*c.split(), "--help"] for c in COMMANDS]],
+                         ids=lambda argv: " ".join(argv))
+def test_help_loads_nothing_heavy(argv):
+    code, loaded, _ = modules_after(argv)
+    assert code == 0 and loaded == []
+
+
+@pytest.mark.parametrize("argv", [["broadcast", "--algorithm", "nonsense"], ["ata", "--algorithm", "nonsense"],
+                                  ["run"], ["bench", "--cycles", "0"], ["figure", "12", "--load-basis", "x"]])
+def test_an_argument_error_ends_in_one_line_before_anything_heavy_loads(argv):
+    code, loaded, message = modules_after(argv)
+    assert code == 2 and loaded == [] and len(message.splitlines()) == 1
+
+
+def test_the_offered_names_are_the_tables_names():
+    from harts.broadcasts.table import BROADCASTS
+    from harts.experiments.lee_shin.ata import ALGORITHMS
+    assert list(BROADCASTS) == list(choices.BROADCASTS) and len(BROADCASTS) == 16
+    assert list(ALGORITHMS) == ["ihc", "ks", "vsq", "vrs", "frs"] == list(choices.ATA_ALGORITHMS)
+    with pytest.raises(ImportError, match="pcp"):
+        choices.require_names({"sbcast": 1}, ("sbcast", "pcp"), "a table")
+
+
+def test_a_network_loads_its_own_offsets_function_only():
+    script = ("from harts.network import build_topology\nfrom harts.network import grid, hexmesh, hypercube\n"
+              "t = build_topology({'kind': 'mesh', 'dims': [4, 4]})\nprint(t.distance(0, 15))\n"
+              "print(len(grid.mesh_offsets.signatures), len(grid.torus_offsets.signatures), "
+              "len(hexmesh.hex_offsets.signatures), len(hypercube.hypercube_offsets.signatures))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    assert proc.stdout.split("\n")[:2] == ["6", "1 0 0 0"]
+
+
+class CountLoads:
+    """A sweep task: a small wormhole run, then the kernels its process loaded beyond `inherited`."""
+
+    def __init__(self, seed: int, inherited: int):
+        self.key, self.cost, self.seed, self.inherited = f"count_loads_{seed}", 1, seed, inherited
+
+    def run(self) -> dict:
+        from harts.machine.config import load_config
+        from harts.machine.simulation import Simulation
+        config = load_config(REPO / "configs" / "wormhole_torus_8x8.yaml").with_values(
+            run__cycles=300, run__warmup_cycles=0, run__seed=self.seed)
+        Simulation(config).run(keep=False)
+        return {"key": self.key, "pid": os.getpid(), "loads": kernel_loads() - self.inherited}
+
+
+def kernel_loads() -> int:
+    from harts.controller.engine import run_kernel
+    from harts.controller.flits.kernel import run_flits
+    return sum(sum(d.stats.cache_hits.values()) + sum(d.stats.cache_misses.values()) for d in (run_kernel, run_flits))
+
+
+def test_sweep_workers_run_many_points_on_the_kernel_their_parent_loaded(tmp_path):
+    from harts.experiments.sweep import run_tasks
+    from harts.machine.simulation import load_kernel
+    load_kernel()
+    inherited = kernel_loads()
+    assert inherited >= 2  # both kernels, loaded (or compiled) here, in the parent
+    done = run_tasks([CountLoads(seed, inherited) for seed in range(1, 9)], tmp_path, workers=2, progress=False)
+    assert len(done) == 8
+    assert {r["loads"] for r in done.values()} == {0}
+    assert os.getpid() not in {r["pid"] for r in done.values()}
+    assert len({r["pid"] for r in done.values()}) <= 2  # 8 points on at most 2 processes
+
+
+def test_a_run_in_process_leaves_garbage_collection_as_it_found_it(tmp_path, capsys):
+    import gc
+
+    from harts.cli import main
+    config = tmp_path / "short.yaml"
+    config.write_text((REPO / "configs" / "mesh_8x8.yaml").read_text().replace("cycles: 20000", "cycles: 300")
+                      .replace("warmup_cycles: 2000", "warmup_cycles: 0"))
+    assert gc.isenabled()
+    assert main(["run", str(config)]) == 0
+    assert gc.isenabled() and "packets" in capsys.readouterr().out
