@@ -54,6 +54,8 @@ CASES = [  # topology, microprogram, VCs, buffer depth, extra config
     (MESH, "circuit", 1, 4, {}),
     (TORUS, "circuit", 2, 6, {"flow__circuit_setup": "retry", "flow__retry_cycles": 3}),
     (MESH, "wormhole", 2, 4, {"flow__flit_bytes": 12, "timing__link_delay_cycles": 2}),
+    (TORUS, "wormhole", 2, 3, {"flow__dateline": "whole_axis"}),
+    (TORUS, "wormhole", 4, 2, {"flow__dateline": "whole_axis", "routing__torus_tie": "positive"}),
 ]
 
 

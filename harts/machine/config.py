@@ -126,6 +126,11 @@ KEYS = [
     Key("flow.circuit_setup", "str", "wait",
         "circuit switching: a probe that finds its link held waits for it (wait) or releases its partial "
         "circuit and is sent again (retry)", choices=("wait", "retry")),
+    Key("flow.dateline", "str", "from_wrap",
+        "wormhole with vc: dateline on a torus: which hops of an axis travel in VC class 1: the wrap-around hop "
+        "and every later hop of that axis (from_wrap, HARTS's), or every hop of an axis whose route crosses the "
+        "wrap-around link, from the first (whole_axis, as BookSim2's dimension-order torus routing assigns its "
+        "two VC classes)", choices=("from_wrap", "whole_axis")),
     Key("flow.np_channels", "int", 1,
         "wormhole and circuit switching: channels between a router and its NP, each way: the NP can be sending "
         "this many packets and receiving this many at once (1: one-port; 0: one per link port, all-port)",

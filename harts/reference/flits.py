@@ -411,6 +411,12 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         if policy in (isa.VC_ANY, isa.VC_CIRCUIT) or (policy == isa.VC_DATELINE and not has_wrap):
             return list(range(V))
         late = 1 if wrap[v][port] or axis in packet.wrapped else 0  # dateline class of this hop
+        if policy == isa.VC_DATELINE and params.dateline_whole_axis and not packet.routed_by_segments:
+            # flow.dateline: whole_axis: class 1 from the axis's first hop when any of its hops wraps
+            node = v
+            for _ in range(abs(packet.offsets[axis])):
+                late |= wrap[node][port]
+                node = nbr[node][port]
         if policy == isa.VC_DATELINE:
             half = (V + 1) // 2
             return list(range(half, V)) if late else list(range(half))
