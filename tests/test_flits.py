@@ -56,6 +56,11 @@ CASES = [  # topology, microprogram, VCs, buffer depth, extra config
     (MESH, "wormhole", 2, 4, {"flow__flit_bytes": 12, "timing__link_delay_cycles": 2}),
     (TORUS, "wormhole", 2, 3, {"flow__dateline": "whole_axis"}),
     (TORUS, "wormhole", 4, 2, {"flow__dateline": "whole_axis", "routing__torus_tie": "positive"}),
+    (MESH, "wormhole", 2, 3, {"flow__context_turnaround": "immediate"}),
+    (MESH, "wormhole", 1, 8, {"flow__context_turnaround": "immediate", "timing__link_delay_cycles": 1}),
+    (TORUS, "wormhole_adaptive", 3, 3, {"flow__context_turnaround": "immediate"}),
+    (TORUS, "circuit", 2, 6, {"flow__context_turnaround": "immediate", "flow__circuit_setup": "retry",
+                              "flow__retry_cycles": 3}),
 ]
 
 
@@ -155,3 +160,18 @@ def test_configs_the_flit_model_cannot_run_are_refused_in_one_line(values, expec
     with pytest.raises(InputError) as caught:
         Simulation(config)
     assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("turnaround, gap", [("microcode", 8 + 4), ("immediate", 8 + 2)])
+def test_context_turnaround_sets_how_soon_a_packet_follows_another_through_the_same_inputs(turnaround, gap):
+    """Two 8-flit packets made at cycle 0 at node 0 of the 4x3 mesh for its neighbour 1 (one hop, the same
+    output VC 0, so the same input VC there). By MODEL.md's rules: the first's head leaves at 2 (wait_header,
+    forward), its tail at M + 1; at node 1 its head is usable at 2 + Lk = 4, delivered from 6 (wait_header,
+    branch, deliver), its tail ejected at M + 5, and the NP has it b + k + n_d = 3 later: M + 8. With microcode
+    turnaround the source's wait_tail runs at M + 2 and done at M + 3, free from M + 4: the second leaves at
+    M + 5, usable at node 1 at M + 7, but that input's context is free only from M + 8 (its wait_tail at M + 6,
+    done at M + 7): ejected from M + 10, M + 4 after the first. Immediate: the source is free at M + 2, the
+    second leaves at M + 3, is usable at M + 5, the input is free at M + 6: ejected from M + 8, M + 2 after."""
+    sim = machine(MESH, flow__context_turnaround=turnaround)
+    _, delivered = run(sim, [0, 0], [0, 0], [1, 1], [8, 8])
+    assert delivered.tolist() == [8 + 8, 8 + 8 + gap]

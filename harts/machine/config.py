@@ -131,6 +131,12 @@ KEYS = [
         "and every later hop of that axis (from_wrap, HARTS's), or every hop of an axis whose route crosses the "
         "wrap-around link, from the first (whole_axis, as BookSim2's dimension-order torus routing assigns its "
         "two VC classes)", choices=("from_wrap", "whole_axis")),
+    Key("flow.context_turnaround", "str", "microcode",
+        "wormhole and circuit switching: when an input's context takes its next packet after a tail has crossed "
+        "the switch: once its wait_tail and done have cost their cycles (microcode, HARTS's: 3 cycles after the "
+        "tail with the shipped programs) or the cycle after the tail (immediate: wait_tail and done cost no "
+        "cycle, as BookSim2's input VC routes its next head the cycle after its tail's switch allocation)",
+        choices=("microcode", "immediate")),
     Key("flow.np_channels", "int", 1,
         "wormhole and circuit switching: channels between a router and its NP, each way: the NP can be sending "
         "this many packets and receiving this many at once (1: one-port; 0: one per link port, all-port)",

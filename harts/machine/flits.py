@@ -175,6 +175,7 @@ class FlitSimulation(Simulation):
         p[S.PR_COUNTERS] = counters
         p[S.PR_TIE_KEY] = f.torus_tie_key
         p[S.PR_WHOLE_AXIS] = f.dateline_whole_axis
+        p[S.PR_IMMEDIATE_TURNAROUND] = f.immediate_turnaround
         p[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
         p[S.PR_ROOM] = 2 * MAX_SENDS + 8
         return p

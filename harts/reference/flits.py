@@ -538,10 +538,13 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             if ctx.tail_at is None:  # grants happen in step 2, so a tail granted at s is seen here at s + 1
                 ctx.due = t + 1
                 return False
+            if params.immediate_turnaround:
+                cycles = 0
         elif op == isa.OP_DONE:
             if ctx.bound is not None or (ctx.tail_at is None and not ctx.probe_gone):
                 raise RuntimeError(f"packet {packet.uid}: done at node {ctx.node} before its last flit left")
-            ctx.packet, ctx.pc, ctx.due, ctx.idle_from = None, None, None, t + cycles
+            ctx.packet, ctx.pc, ctx.due = None, None, None
+            ctx.idle_from = t if params.immediate_turnaround else t + cycles
             if ctx.injection:
                 feed(ctx.node)
             return True
@@ -676,10 +679,15 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         for ctx in contexts:
             if ctx.packet is None and start(ctx, t):
                 last_progress = t
-        # Step 1: contexts, in node then input order.
+        # Step 1: contexts, in node then input order. An instruction of no cycles (flow.context_turnaround:
+        # immediate's wait_tail and done) is followed by the next in the same step, and a context freed by it
+        # starts on its next packet there and then, in its place in the order.
         for ctx in contexts:
-            if ctx.packet is not None and ctx.due == t and execute(ctx, t):
-                last_progress = t
+            while ctx.packet is not None and ctx.due == t:
+                if execute(ctx, t):
+                    last_progress = t
+                if ctx.packet is None and params.immediate_turnaround and start(ctx, t):
+                    last_progress = t
         # Step 2: separable input-first allocation, decided on the state before any grant of this cycle. A
         # teed input requests its link output, and, once that picked it, its ejection output too; it is
         # granted only if both pick it, and a link output whose pick is not granted sends nothing.

@@ -105,6 +105,7 @@ from .state import (
     PR_FLIT_CYCLES,
     PR_HEADER_WORDS,
     PR_HOP_LOG,
+    PR_IMMEDIATE_TURNAROUND,
     PR_LAST_CYCLE,
     PR_LINK_LATENCY,
     PR_NP_CHANNELS,
@@ -326,7 +327,8 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
                 inputs[i, CX_DUE] = c
                 return
             pc += 1
-            c += cycles
+            if params[PR_IMMEDIATE_TURNAROUND] == 0:
+                c += cycles
         elif op == isa.OP_FORWARD or op == isa.OP_TEE:
             if op == isa.OP_TEE:
                 if local:
@@ -381,7 +383,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
         elif op == isa.OP_DONE:
             stats[ST_LAST_PROGRESS] = c
             inputs[i, CX_STATE] = CX_IDLE
-            inputs[i, CX_FREE_FROM] = c + cycles
+            inputs[i, CX_FREE_FROM] = c if params[PR_IMMEDIATE_TURNAROUND] != 0 else c + cycles
             inputs[i, CX_PKT] = -1
             release(packets, logs, pkt, c)
             try_start(machine, buffers, switch, packets, run, i)

@@ -207,7 +207,8 @@ PR_CORRUPTION_PER_MILLION = 30
 PR_ROOM = 31  # free records and NP events one NP event or traffic record may need
 PR_TIE_KEY = 32  # routing.torus_tie: 0, a tie half-way round a torus ring goes +; else drawn from this key
 PR_WHOLE_AXIS = 33  # flow.dateline: 1, class 1 on every hop of an axis whose route crosses its wrap link
-PR_ROWS = 34
+PR_IMMEDIATE_TURNAROUND = 34  # flow.context_turnaround: 1, wait_tail and done cost no cycle
+PR_ROWS = 35
 
 # Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
 # table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it
