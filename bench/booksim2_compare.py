@@ -6,9 +6,9 @@ Both run dimension-order routing, 8-flit buffers, 8-flit packets and uniform tra
 torus with 2 and 4 VCs, at the same offered loads. harts runs configs/booksim2_mesh_8x8.yaml or
 configs/booksim2_torus_8x8.yaml (the options set as BookSim2 has them) with the VCs changed; BookSim2 is built from
 ../shared/anchors/ by build_booksim2.sh (its defaults, with only the keys in BOOKSIM_BASE and the network set).
-Writes DIR/booksim2_compare.csv (one row per simulator, network, VCs and load), DIR/booksim2_saturation.csv and
-docs/booksim2_compare.png (latency against offered load, both curves per network). Without BookSim2 (no anchor
-archive, no compiler) it says why in one line and runs nothing.
+Writes DIR/booksim2_compare.csv (one row per simulator, network, VCs and load), DIR/booksim2_saturation.csv
+(with --full: *_full.csv) and docs/booksim2_compare.png (latency against offered load, both curves per
+network). Without BookSim2 (no anchor archive, no compiler) it says why in one line and runs nothing.
 
 Offered load is BookSim2's `injection_rate` in flits per node per cycle. BookSim2's uniform pattern sends 1/N of
 its packets to the source itself (they never enter the network, RandomInt(nodes - 1) in traffic.cpp); harts'
@@ -216,12 +216,14 @@ def main(argv=None) -> int:
     done = run_tasks(tasks, args.out, resume=args.resume, workers=args.workers, description="booksim2 vs harts")
     rows = sorted(done.values(), key=lambda r: (r["network"], r["virtual_channels"], r["simulator"], r["offered"]))
     rows = [{k: v for k, v in r.items() if k != "key"} for r in rows]
-    write_csv(rows, args.out / "booksim2_compare.csv")
+    suffix = "_full" if args.full else ""
+    write_csv(rows, args.out / f"booksim2_compare{suffix}.csv")
     sat = saturation(rows)
-    write_csv(sat, args.out / "booksim2_saturation.csv")
+    write_csv(sat, args.out / f"booksim2_saturation{suffix}.csv")
     plot(rows, args.png)
     for s in sat:
-        print(f"{s['network']:6} {s['virtual_channels']} VCs {s['simulator']:9} latency {s['latency_at_lightest']:6.1f} "
+        print(f"{s['network']:6} {s['virtual_channels']} VCs {s['simulator']:9} "
+              f"latency {s['latency_at_lightest']:6.1f} "
               f"at {s['lightest_load']:g}, saturation {'>= ' if s['past_the_sweep'] else ''}{s['saturation']:g}")
     return 0
 
