@@ -141,6 +141,11 @@ KEYS = [
         "wormhole and circuit switching: channels between a router and its NP, each way: the NP can be sending "
         "this many packets and receiving this many at once (1: one-port; 0: one per link port, all-port)",
         0, 64),
+    Key("flow.injection_vcs", "int", 1,
+        "wormhole and circuit switching: injection contexts per NP channel; each idle one takes the NP queue's "
+        "next packet, and they share the channel's one flit per cycle, picked round-robin as a link's VCs are "
+        "(1: one packet at a time, HARTS's; 0: one per virtual channel, as BookSim2's injection port has a VC "
+        "per VC)", 0, 64),
     Key("flow.retry_cycles", "int", 8,
         "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
         "sends the probe again", 0, MAX_CYCLES),

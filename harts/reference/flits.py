@@ -262,6 +262,7 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
     V, B, k, lk, C = (params.virtual_channels, params.buffer_flits, params.flit_cycles,
                       params.link_latency, params.credit_delay)
     NP = params.np_channels  # C of the spec: injection inputs and ejection outputs per node
+    J = params.injection_vcs
     if not 1 <= NP <= P:
         raise ValueError(f"np_channels must be 1..{P} (the ports), got {NP}")
     ejection_delay = params.bus_delay + k + params.deliver  # last flit consumed at t: the NP has it at t + this
@@ -296,9 +297,10 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
                     contexts.append(Context(v, p * V + c, p, c, False))
                     by_phys[v][p].append(contexts[-1])
         for c in range(NP):
-            contexts.append(Context(v, P * V + c, P + c, 0, True))
-            by_phys[v][P + c].append(contexts[-1])
-    injectors = [[by_phys[v][P + c][0] for c in range(NP)] for v in range(n_nodes)]
+            for j in range(J):  # flow.injection_vcs: J contexts share the channel, arbitrated as a link's VCs
+                contexts.append(Context(v, P * V + c * J + j, P + c, j, True))
+                by_phys[v][P + c].append(contexts[-1])
+    injectors = [[ctx for c in range(NP) for ctx in by_phys[v][P + c]] for v in range(n_nodes)]
 
     # ---- the packets ------------------------------------------------------------------------------------
     all_packets = {}

@@ -106,6 +106,7 @@ from .state import (
     PR_HEADER_WORDS,
     PR_HOP_LOG,
     PR_IMMEDIATE_TURNAROUND,
+    PR_INJECTION_VCS,
     PR_LAST_CYCLE,
     PR_LINK_LATENCY,
     PR_NP_CHANNELS,
@@ -535,6 +536,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         flit = table[pkt, PK_SENT]
         table[pkt, PK_SENT] += 1
         tail_in = switch.visits[i, VI_ARRIVED]
+        switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], params[PR_INJECTION_VCS])
     else:
         slot = inputs[i, IN_FIRST]
         flit = buffers.flit[i, slot]
@@ -661,13 +663,14 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
                 _held(machine, packets, switch, i, status, t)
             continue
         prow = machine.input_row[i]
-        rank = ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[i], vcs)
+        ring = params[PR_INJECTION_VCS] if machine.injection[i] != 0 else vcs
+        rank = ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[i], ring)
         held = in_choice[prow]
         if held < 0:
             run.touched_in[n_in] = prow
             n_in += 1
             in_choice[prow] = i
-        elif rank < ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[held], vcs):
+        elif rank < ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[held], ring):
             in_choice[prow] = i
             _held(machine, packets, switch, held, CANDIDATE, t)
         else:

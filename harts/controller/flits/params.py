@@ -23,6 +23,7 @@ class FlitParams:
     torus_tie_key: int = 0  # routing.torus_tie: 0, a destination half-way round a torus ring goes +; else the
     # key each packet's way is drawn from (harts.network.grid.tie_goes_negative)
     dateline_whole_axis: bool = False  # flow.dateline == whole_axis
+    injection_vcs: int = 1  # J: injection contexts per NP channel (flow.injection_vcs; 0 there means V)
     immediate_turnaround: bool = False  # flow.context_turnaround == immediate: wait_tail and done cost no cycle
 
     @property
@@ -54,4 +55,5 @@ class FlitParams:
                    circuit_retry=config["flow.circuit_setup"] == "retry", retry_cycles=config["flow.retry_cycles"],
                    np_channels=config["flow.np_channels"], torus_tie_key=torus_tie_key(config),
                    dateline_whole_axis=config["flow.dateline"] == "whole_axis",
-                   immediate_turnaround=config["flow.context_turnaround"] == "immediate")
+                   immediate_turnaround=config["flow.context_turnaround"] == "immediate",
+                   injection_vcs=config["flow.injection_vcs"] or config["flow.virtual_channels"])
