@@ -37,6 +37,7 @@ FITS = {
     *{(name, config) for name in PAPER_000 for config in HEX_CONFIGS},
     *{(name, "t3d_mesh_8x8.yaml") for name in ("pcp", "rd", "edn", "npd")},  # 8x8 = 2^3 x 2^3
     ("rd", "wormhole_torus_8x8.yaml"),
+    ("rd", "booksim2_mesh_8x8.yaml"), ("rd", "booksim2_torus_8x8.yaml"),  # one-port wormhole, by destination
     ("mh", "t3d_mesh_hypercube_9x8.yaml"),
     ("tiling", "circuit_torus_25x25.yaml"),  # 25 = 5^2
     ("dc", "circuit_torus_16x16.yaml"),  # 16 = 2^4

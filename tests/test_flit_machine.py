@@ -243,3 +243,22 @@ def test_a_deadlock_is_still_named_with_faults_switched_on():
             sim.run(Traffic.concatenate([unicast(0, ring, (ring + 2) % 4, 48)]))
     finally:
         any_vc.unlink()
+
+
+@pytest.mark.parametrize("dateline, expected", [
+    ("from_wrap", {0: [0, 0], 1: [0, 1], 2: [1, 1]}),
+    ("whole_axis", {0: [0, 0], 1: [1, 1], 2: [1, 1]}),
+])
+def test_flow_dateline_says_which_hops_of_a_crossing_axis_travel_in_class_1(dateline, expected):
+    """A 5-node ring (row 0 of a 5x3 torus), 2 VCs, one packet at a time: 0 -> 2
+    (+ twice, no wrap), 3 -> 0 (+ via 4, then the wrap 4 -> 0), 4 -> 1 (the wrap 4 -> 0 first, then 0 -> 1).
+    from_wrap puts a hop in class 1 (VC 1) from the wrap on; whole_axis puts every hop of an axis that wraps
+    there, from its first, as BookSim2's dim_order_torus does. The VCs per hop are read off the hop records."""
+    sim = Simulation(defaults().with_values(topology={"kind": "torus", "dims": [5, 3]}, microcode="wormhole",
+                                            flow__virtual_channels=2, flow__dateline=dateline))
+    result = sim.run(unicast([0, 100, 200], [0, 3, 4], [2, 0, 1], 24), hops=True)
+    hops = result.hops
+    links = np.nonzero(hops[R.HR_OUT_PORT] >= 0)[0]
+    links = links[np.lexsort((hops[R.HR_FIRST_OUT, links], hops[R.HR_UID, links]))]
+    taken = {uid: [int(hops[R.HR_OUT_VC, c]) for c in links if hops[R.HR_UID, c] == uid] for uid in range(3)}
+    assert taken == expected

@@ -54,6 +54,18 @@ CASES = [  # topology, microprogram, VCs, buffer depth, extra config
     (MESH, "circuit", 1, 4, {}),
     (TORUS, "circuit", 2, 6, {"flow__circuit_setup": "retry", "flow__retry_cycles": 3}),
     (MESH, "wormhole", 2, 4, {"flow__flit_bytes": 12, "timing__link_delay_cycles": 2}),
+    (TORUS, "wormhole", 2, 3, {"flow__dateline": "whole_axis"}),
+    (TORUS, "wormhole", 4, 2, {"flow__dateline": "whole_axis", "routing__torus_tie": "positive"}),
+    (MESH, "wormhole", 2, 3, {"flow__context_turnaround": "immediate"}),
+    (MESH, "wormhole", 1, 8, {"flow__context_turnaround": "immediate", "timing__link_delay_cycles": 1}),
+    (TORUS, "wormhole_adaptive", 3, 3, {"flow__context_turnaround": "immediate"}),
+    (TORUS, "circuit", 2, 6, {"flow__context_turnaround": "immediate", "flow__circuit_setup": "retry",
+                              "flow__retry_cycles": 3}),
+    (MESH, "wormhole", 2, 3, {"flow__injection_vcs": 0}),
+    (TORUS, "wormhole", 4, 8, {"flow__injection_vcs": 3, "flow__context_turnaround": "immediate",
+                               "flow__dateline": "whole_axis"}),
+    (MESH, "wormhole", 2, 4, {"flow__injection_vcs": 2, "flow__np_channels": 2}),
+    (MESH, "circuit", 1, 4, {"flow__injection_vcs": 2}),
 ]
 
 
@@ -153,3 +165,41 @@ def test_configs_the_flit_model_cannot_run_are_refused_in_one_line(values, expec
     with pytest.raises(InputError) as caught:
         Simulation(config)
     assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("turnaround, gap", [("microcode", 8 + 4), ("immediate", 8 + 2)])
+def test_context_turnaround_sets_how_soon_a_packet_follows_another_through_the_same_inputs(turnaround, gap):
+    """Two 8-flit packets made at cycle 0 at node 0 of the 4x3 mesh for its neighbour 1 (one hop, the same
+    output VC 0, so the same input VC there). By MODEL.md's rules: the first's head leaves at 2 (wait_header,
+    forward), its tail at M + 1; at node 1 its head is usable at 2 + Lk = 4, delivered from 6 (wait_header,
+    branch, deliver), its tail ejected at M + 5, and the NP has it b + k + n_d = 3 later: M + 8. With microcode
+    turnaround the source's wait_tail runs at M + 2 and done at M + 3, free from M + 4: the second leaves at
+    M + 5, usable at node 1 at M + 7, but that input's context is free only from M + 8 (its wait_tail at M + 6,
+    done at M + 7): ejected from M + 10, M + 4 after the first. Immediate: the source is free at M + 2, the
+    second leaves at M + 3, is usable at M + 5, the input is free at M + 6: ejected from M + 8, M + 2 after."""
+    sim = machine(MESH, flow__context_turnaround=turnaround)
+    _, delivered = run(sim, [0, 0], [0, 0], [1, 1], [8, 8])
+    assert delivered.tolist() == [8 + 8, 8 + 8 + gap]
+
+
+@pytest.mark.parametrize("injection_vcs", [1, 2])
+def test_injection_vcs_let_a_packet_leave_beside_one_that_waits(injection_vcs):
+    """4x3 mesh, 1 VC (ports 0/1 are +x/+y). Node 0 sends 16 flits to node 3 at cycle 0: its head takes node 1's
+    +x output at cycle 6 (forward at 2, usable at node 1 at 4, wait_header, branch) and holds it until its tail
+    has left at 21. At cycle 5 node 1 makes 8 flits for node 2 (+x: its forward at 7 finds the VC
+    held, and retries) and then 8 flits for node 5 (+y, a free link). With one injection context the second
+    waits in the NP queue until the first has left whole. With two it starts at once in
+    the second context, alone on the injection input (the first is bound to nothing) and on its link, so it
+    arrives as a lone packet does, n_s + 1 + Lk + 2 + (M-1)k + b + k + n_d = 16 cycles after it was made
+    (MODEL.md's zero-load closed form with h = 1)."""
+    sim = machine(MESH, flow__virtual_channels=1, flow__injection_vcs=injection_vcs)
+    _, delivered = run(sim, [0, 5, 5], [0, 1, 1], [3, 2, 5], [16, 8, 8])
+    f = sim.params
+    lone = f.np_send + 1 + f.link_latency + 2 + 7 * f.flit_cycles + f.bus_delay + f.flit_cycles + f.deliver
+    assert lone == 16
+    if injection_vcs == 2:
+        assert delivered[2] - 5 == lone
+    else:
+        # the 16 flits cross node 1 at 6..21, so +x is free from 22: the 8 flits leave at 22..29, wait_tail at
+        # 30, done at 31, and the queued packet starts at 32 (ready since 6) and takes lone - n_s from there
+        assert delivered[2] == 32 + lone - f.np_send

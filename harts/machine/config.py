@@ -126,10 +126,26 @@ KEYS = [
     Key("flow.circuit_setup", "str", "wait",
         "circuit switching: a probe that finds its link held waits for it (wait) or releases its partial "
         "circuit and is sent again (retry)", choices=("wait", "retry")),
+    Key("flow.dateline", "str", "from_wrap",
+        "wormhole with vc: dateline on a torus: which hops of an axis travel in VC class 1: the wrap-around hop "
+        "and every later hop of that axis (from_wrap, HARTS's), or every hop of an axis whose route crosses the "
+        "wrap-around link, from the first (whole_axis, as BookSim2's dimension-order torus routing assigns its "
+        "two VC classes)", choices=("from_wrap", "whole_axis")),
+    Key("flow.context_turnaround", "str", "microcode",
+        "wormhole and circuit switching: when an input's context takes its next packet after a tail has crossed "
+        "the switch: once its wait_tail and done have cost their cycles (microcode, HARTS's: 3 cycles after the "
+        "tail with the shipped programs) or the cycle after the tail (immediate: wait_tail and done cost no "
+        "cycle, as BookSim2's input VC routes its next head the cycle after its tail's switch allocation)",
+        choices=("microcode", "immediate")),
     Key("flow.np_channels", "int", 1,
         "wormhole and circuit switching: channels between a router and its NP, each way: the NP can be sending "
         "this many packets and receiving this many at once (1: one-port; 0: one per link port, all-port)",
         0, 64),
+    Key("flow.injection_vcs", "int", 1,
+        "wormhole and circuit switching: injection contexts per NP channel; each idle one takes the NP queue's "
+        "next packet, and they share the channel's one flit per cycle, picked round-robin as a link's VCs are "
+        "(1: one packet at a time, HARTS's; 0: one per virtual channel, as BookSim2's injection port has a VC "
+        "per VC)", 0, 64),
     Key("flow.retry_cycles", "int", 8,
         "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
         "sends the probe again", 0, MAX_CYCLES),

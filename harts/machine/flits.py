@@ -106,7 +106,7 @@ class FlitSimulation(Simulation):
                                                    f"{ports} ports of a node (0: all of them)")
         self.params = replace(FlitParams.from_config(config), np_channels=channels or ports)
         vcs = self.params.virtual_channels
-        inputs = nodes * (ports * vcs + self.params.np_channels)
+        inputs = nodes * (ports * vcs + self.params.np_channels * self.params.injection_vcs)
         if inputs >= S.KEY_SPAN:
             raise config.error("topology", f"{inputs:,} input VCs; the flit-level kernel takes at most "
                                            f"{int(S.KEY_SPAN) - 1:,}")
@@ -174,6 +174,9 @@ class FlitSimulation(Simulation):
         p[S.PR_HOP_LOG] = hops
         p[S.PR_COUNTERS] = counters
         p[S.PR_TIE_KEY] = f.torus_tie_key
+        p[S.PR_WHOLE_AXIS] = f.dateline_whole_axis
+        p[S.PR_IMMEDIATE_TURNAROUND] = f.immediate_turnaround
+        p[S.PR_INJECTION_VCS] = f.injection_vcs
         p[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
         p[S.PR_ROOM] = 2 * MAX_SENDS + 8
         return p
@@ -196,12 +199,12 @@ class FlitSimulation(Simulation):
         f = self.params
         ports, vcs, depth, channels = topo.n_ports, f.virtual_channels, f.buffer_flits, f.np_channels
         span = ports + channels
-        per_node = ports * vcs + channels
+        per_node = ports * vcs + channels * f.injection_vcs
         inputs_count = topo.n_nodes * per_node
         words = self.layout.words
         node, local = np.divmod(np.arange(inputs_count, dtype=np.int64), per_node)
         injection = local >= ports * vcs
-        channel = np.where(injection, local - ports * vcs, 0)
+        channel, injection_vc = np.divmod(np.where(injection, local - ports * vcs, 0), f.injection_vcs)
         port = np.where(injection, 0, local // vcs)
         row = node * span + np.where(injection, ports + channel, port)
         lost = self._lost(faults)
@@ -211,7 +214,7 @@ class FlitSimulation(Simulation):
         machine = S.Machine(np.ascontiguousarray(self.microprogram.code), params, topo.neighbours, topo.in_port,
                             topo.axis_positive, topo.axis_negative, self.port_axis,
                             np.ascontiguousarray(self.wraps, dtype=np.int64), node, row,
-                            np.where(injection, 0, local % vcs), injection.astype(np.int64),
+                            np.where(injection, injection_vc, local % vcs), injection.astype(np.int64),
                             np.where(injection, -1, ports + port % channels),
                             np.ascontiguousarray(downstream, dtype=np.int64), lost, topo.shape,
                             topo.offset_table)
@@ -457,12 +460,13 @@ class FlitSimulation(Simulation):
     def describe_input(self, i: int) -> str:
         topo = self.topology
         vcs = self.params.virtual_channels
-        per_node = topo.n_ports * vcs + self.params.np_channels
+        per_node = topo.n_ports * vcs + self.params.np_channels * self.params.injection_vcs
         node, local = divmod(int(i), per_node)
         where = f"node {node} {topo.coordinates(node)}"
         if local >= topo.n_ports * vcs:
-            channel = local - topo.n_ports * vcs
-            return f"{where} injection" + (f" channel {channel}" if self.params.np_channels > 1 else "")
+            channel, context = divmod(local - topo.n_ports * vcs, self.params.injection_vcs)
+            return (f"{where} injection" + (f" channel {channel}" if self.params.np_channels > 1 else "")
+                    + (f" context {context}" if self.params.injection_vcs > 1 else ""))
         port, vc = divmod(local, vcs)
         return f"{where} receiver {topo.port_names[port]} VC {vc}"
 
@@ -524,7 +528,7 @@ class FlitProbe:
                     yield f"n{v}.in{p}.vc{c}", "flits", "integer", 16
                     yield f"n{v}.in{p}.vc{c}", "packet", "integer", 64
                     yield f"n{v}.in{p}.vc{c}", "pc", "integer", 16
-            for c in range(channels):
+            for c in range(channels * self.params.injection_vcs):  # channel-major, one per injection context
                 yield f"n{v}.from_np{c}", "packet", "integer", 64
                 yield f"n{v}.from_np{c}", "pc", "integer", 16
             for p in range(self.ports):
@@ -545,7 +549,7 @@ class FlitProbe:
         inputs, ports_table, owner = switch.inputs, switch.ports, switch.owner
         f = self.params
         vcs, channels, depth = f.virtual_channels, f.np_channels, f.buffer_flits
-        per_node, span = self.ports * vcs + channels, self.ports + channels
+        per_node, span = self.ports * vcs + channels * f.injection_vcs, self.ports + channels
 
         def uid(record):
             return int(table[record, S.PK_UID]) + 1 if record >= 0 else 0

@@ -262,6 +262,7 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
     V, B, k, lk, C = (params.virtual_channels, params.buffer_flits, params.flit_cycles,
                       params.link_latency, params.credit_delay)
     NP = params.np_channels  # C of the spec: injection inputs and ejection outputs per node
+    J = params.injection_vcs
     if not 1 <= NP <= P:
         raise ValueError(f"np_channels must be 1..{P} (the ports), got {NP}")
     ejection_delay = params.bus_delay + k + params.deliver  # last flit consumed at t: the NP has it at t + this
@@ -296,9 +297,10 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
                     contexts.append(Context(v, p * V + c, p, c, False))
                     by_phys[v][p].append(contexts[-1])
         for c in range(NP):
-            contexts.append(Context(v, P * V + c, P + c, 0, True))
-            by_phys[v][P + c].append(contexts[-1])
-    injectors = [[by_phys[v][P + c][0] for c in range(NP)] for v in range(n_nodes)]
+            for j in range(J):  # flow.injection_vcs: J contexts share the channel, arbitrated as a link's VCs
+                contexts.append(Context(v, P * V + c * J + j, P + c, j, True))
+                by_phys[v][P + c].append(contexts[-1])
+    injectors = [[ctx for c in range(NP) for ctx in by_phys[v][P + c]] for v in range(n_nodes)]
 
     # ---- the packets ------------------------------------------------------------------------------------
     all_packets = {}
@@ -411,6 +413,12 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         if policy in (isa.VC_ANY, isa.VC_CIRCUIT) or (policy == isa.VC_DATELINE and not has_wrap):
             return list(range(V))
         late = 1 if wrap[v][port] or axis in packet.wrapped else 0  # dateline class of this hop
+        if policy == isa.VC_DATELINE and params.dateline_whole_axis and not packet.routed_by_segments:
+            # flow.dateline: whole_axis: class 1 from the axis's first hop when any of its hops wraps
+            node = v
+            for _ in range(abs(packet.offsets[axis])):
+                late |= wrap[node][port]
+                node = nbr[node][port]
         if policy == isa.VC_DATELINE:
             half = (V + 1) // 2
             return list(range(half, V)) if late else list(range(half))
@@ -532,10 +540,13 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             if ctx.tail_at is None:  # grants happen in step 2, so a tail granted at s is seen here at s + 1
                 ctx.due = t + 1
                 return False
+            if params.immediate_turnaround:
+                cycles = 0
         elif op == isa.OP_DONE:
             if ctx.bound is not None or (ctx.tail_at is None and not ctx.probe_gone):
                 raise RuntimeError(f"packet {packet.uid}: done at node {ctx.node} before its last flit left")
-            ctx.packet, ctx.pc, ctx.due, ctx.idle_from = None, None, None, t + cycles
+            ctx.packet, ctx.pc, ctx.due = None, None, None
+            ctx.idle_from = t if params.immediate_turnaround else t + cycles
             if ctx.injection:
                 feed(ctx.node)
             return True
@@ -670,10 +681,15 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         for ctx in contexts:
             if ctx.packet is None and start(ctx, t):
                 last_progress = t
-        # Step 1: contexts, in node then input order.
+        # Step 1: contexts, in node then input order. An instruction of no cycles (flow.context_turnaround:
+        # immediate's wait_tail and done) is followed by the next in the same step, and a context freed by it
+        # starts on its next packet there and then, in its place in the order.
         for ctx in contexts:
-            if ctx.packet is not None and ctx.due == t and execute(ctx, t):
-                last_progress = t
+            while ctx.packet is not None and ctx.due == t:
+                if execute(ctx, t):
+                    last_progress = t
+                if ctx.packet is None and params.immediate_turnaround and start(ctx, t):
+                    last_progress = t
         # Step 2: separable input-first allocation, decided on the state before any grant of this cycle. A
         # teed input requests its link output, and, once that picked it, its ejection output too; it is
         # granted only if both pick it, and a link output whose pick is not granted sends nothing.

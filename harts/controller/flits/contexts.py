@@ -28,6 +28,7 @@ from .state import (
     PK_VALUE,
     PR_ENTRY_INJECT,
     PR_ENTRY_RECEIVE,
+    PR_INJECTION_VCS,
     PR_NP_CHANNELS,
     PR_NP_SEND,
     PR_PORTS,
@@ -106,8 +107,9 @@ def try_start(machine, buffers, switch, packets, run, i):
 def offer(machine, buffers, switch, packets, run, node):
     """Every idle injection channel of the node, in channel order, takes the next packet of its NP queue."""
     params = machine.params
-    first = node * (params[PR_PORTS] * params[PR_VCS] + params[PR_NP_CHANNELS]) + params[PR_PORTS] * params[PR_VCS]
-    for c in range(params[PR_NP_CHANNELS]):
+    contexts = params[PR_NP_CHANNELS] * params[PR_INJECTION_VCS]
+    first = node * (params[PR_PORTS] * params[PR_VCS] + contexts) + params[PR_PORTS] * params[PR_VCS]
+    for c in range(contexts):
         try_start(machine, buffers, switch, packets, run, first + c)
 
 

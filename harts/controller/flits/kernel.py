@@ -105,6 +105,8 @@ from .state import (
     PR_FLIT_CYCLES,
     PR_HEADER_WORDS,
     PR_HOP_LOG,
+    PR_IMMEDIATE_TURNAROUND,
+    PR_INJECTION_VCS,
     PR_LAST_CYCLE,
     PR_LINK_LATENCY,
     PR_NP_CHANNELS,
@@ -326,7 +328,8 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
                 inputs[i, CX_DUE] = c
                 return
             pc += 1
-            c += cycles
+            if params[PR_IMMEDIATE_TURNAROUND] == 0:
+                c += cycles
         elif op == isa.OP_FORWARD or op == isa.OP_TEE:
             if op == isa.OP_TEE:
                 if local:
@@ -381,7 +384,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
         elif op == isa.OP_DONE:
             stats[ST_LAST_PROGRESS] = c
             inputs[i, CX_STATE] = CX_IDLE
-            inputs[i, CX_FREE_FROM] = c + cycles
+            inputs[i, CX_FREE_FROM] = c if params[PR_IMMEDIATE_TURNAROUND] != 0 else c + cycles
             inputs[i, CX_PKT] = -1
             release(packets, logs, pkt, c)
             try_start(machine, buffers, switch, packets, run, i)
@@ -533,6 +536,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         flit = table[pkt, PK_SENT]
         table[pkt, PK_SENT] += 1
         tail_in = switch.visits[i, VI_ARRIVED]
+        switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], params[PR_INJECTION_VCS])
     else:
         slot = inputs[i, IN_FIRST]
         flit = buffers.flit[i, slot]
@@ -659,13 +663,14 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
                 _held(machine, packets, switch, i, status, t)
             continue
         prow = machine.input_row[i]
-        rank = ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[i], vcs)
+        ring = params[PR_INJECTION_VCS] if machine.injection[i] != 0 else vcs
+        rank = ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[i], ring)
         held = in_choice[prow]
         if held < 0:
             run.touched_in[n_in] = prow
             n_in += 1
             in_choice[prow] = i
-        elif rank < ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[held], vcs):
+        elif rank < ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[held], ring):
             in_choice[prow] = i
             _held(machine, packets, switch, held, CANDIDATE, t)
         else:

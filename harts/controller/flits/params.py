@@ -22,6 +22,9 @@ class FlitParams:
     np_channels: int = 1  # C: injection and ejection channels per node (flow.np_channels; 0 there means P)
     torus_tie_key: int = 0  # routing.torus_tie: 0, a destination half-way round a torus ring goes +; else the
     # key each packet's way is drawn from (harts.network.grid.tie_goes_negative)
+    dateline_whole_axis: bool = False  # flow.dateline == whole_axis
+    injection_vcs: int = 1  # J: injection contexts per NP channel (flow.injection_vcs; 0 there means V)
+    immediate_turnaround: bool = False  # flow.context_turnaround == immediate: wait_tail and done cost no cycle
 
     @property
     def link_latency(self) -> int:
@@ -50,4 +53,7 @@ class FlitParams:
                    bus_delay=config["timing.bus_delay_cycles"], link_delay=config["timing.link_delay_cycles"],
                    np_send=config["timing.np_send_cycles"], deliver=config["timing.deliver_cycles"],
                    circuit_retry=config["flow.circuit_setup"] == "retry", retry_cycles=config["flow.retry_cycles"],
-                   np_channels=config["flow.np_channels"], torus_tie_key=torus_tie_key(config))
+                   np_channels=config["flow.np_channels"], torus_tie_key=torus_tie_key(config),
+                   dateline_whole_axis=config["flow.dateline"] == "whole_axis",
+                   immediate_turnaround=config["flow.context_turnaround"] == "immediate",
+                   injection_vcs=config["flow.injection_vcs"] or config["flow.virtual_channels"])

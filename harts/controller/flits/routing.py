@@ -28,6 +28,7 @@ from .state import (
     PR_SEGMENTS,
     PR_SETUP_RETRIES,
     PR_VCS,
+    PR_WHOLE_AXIS,
     ST_ACTIVE,
     ST_ERROR,
 )
@@ -47,6 +48,16 @@ def bind(switch, run, i, output, vc, c):
 
 
 @kernel_part
+def _wrap_ahead(machine, node, port, hops):
+    """Whether the next `hops` hops through `port` (one axis, one way) take a wrap-around link."""
+    for _ in range(hops):
+        if machine.wraps[node, port] != 0:
+            return True
+        node = machine.neighbours[node, port]
+    return False
+
+
+@kernel_part
 def _claim(machine, switch, packets, i, node, port, policy):
     """Take a free VC of this port by the policy; the VC taken, or -1 (the input then waits for the owner of the
     first candidate)."""
@@ -60,6 +71,8 @@ def _claim(machine, switch, packets, i, node, port, policy):
     if policy == isa.VC_DATELINE:
         split = params[PR_CLASS_SPLIT]
         if split < vcs:
+            if not crossing and params[PR_WHOLE_AXIS] != 0 and packets.table[pkt, PK_ROUTE] != ROUTE_SEGMENTS:
+                crossing = _wrap_ahead(machine, node, port, abs(packets.header[pkt, axis]))
             if crossing:
                 low = split
             else:

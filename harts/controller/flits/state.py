@@ -1,7 +1,8 @@
 """The flit-level kernel's state: int64 tables, their field layout, and the named bundles the kernel takes.
 
 Times are cycles (one tick a cycle). With C NP channels (flow.np_channels), inputs are numbered
-node * NI + i with NI = P*V + C: i = port*V + vc for the link inputs, P*V + c for injection channel c.
+node * NI + i with NI = P*V + C*J: i = port*V + vc for the link inputs, P*V + c*J + j for injection context j
+of injection channel c (J = flow.injection_vcs; its "VC" in input_vc is j).
 Physical inputs and outputs are numbered node * (P+C) + j, j = P + c being injection channel c (inputs)
 or ejection channel c (outputs). Output VCs are numbered (node * P + port) * V + vc.
 
@@ -206,7 +207,10 @@ PR_COUNTERS = 29  # 1: keep the buffer occupancy integrals
 PR_CORRUPTION_PER_MILLION = 30
 PR_ROOM = 31  # free records and NP events one NP event or traffic record may need
 PR_TIE_KEY = 32  # routing.torus_tie: 0, a tie half-way round a torus ring goes +; else drawn from this key
-PR_ROWS = 33
+PR_WHOLE_AXIS = 33  # flow.dateline: 1, class 1 on every hop of an axis whose route crosses its wrap link
+PR_IMMEDIATE_TURNAROUND = 34  # flow.context_turnaround: 1, wait_tail and done cost no cycle
+PR_INJECTION_VCS = 35  # J: injection contexts per NP channel
+PR_ROWS = 36
 
 # Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
 # table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it
