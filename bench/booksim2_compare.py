@@ -7,8 +7,8 @@ torus with 2 and 4 VCs, at the same offered loads. harts runs configs/booksim2_m
 configs/booksim2_torus_8x8.yaml (the options set as BookSim2 has them) with the VCs changed; BookSim2 is built from
 ../shared/anchors/ by build_booksim2.sh (its defaults, with only the keys in BOOKSIM_BASE and the network set).
 Writes DIR/booksim2_compare.csv (one row per simulator, network, VCs and load), DIR/booksim2_saturation.csv
-(with --full: *_full.csv) and docs/booksim2_compare.png (latency against offered load, both curves per
-network). Without BookSim2 (no anchor archive, no compiler) it says why in one line and runs nothing.
+(with --full: *_full.csv) and a figure of latency against offered load, both curves per network: with --full
+docs/booksim2_compare.png, which the README shows, else DIR/booksim2_compare.png. Without BookSim2 (no anchor archive, no compiler) it says why in one line and runs nothing.
 
 Offered load is BookSim2's `injection_rate` in flits per node per cycle. BookSim2's uniform pattern sends 1/N of
 its packets to the source itself (they never enter the network, RandomInt(nodes - 1) in traffic.cpp); harts'
@@ -196,7 +196,9 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true", help="keep the points an earlier run finished")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "booksim2")
-    parser.add_argument("--png", type=Path, default=ROOT / "docs" / "booksim2_compare.png")
+    parser.add_argument("--png", type=Path, default=None,
+                        help="the figure (default: docs/booksim2_compare.png with --full, which the README shows; "
+                             "else booksim2_compare.png in --out)")
     args = parser.parse_args(argv)
     binary, why = booksim_binary()
     if binary is None:
@@ -220,7 +222,7 @@ def main(argv=None) -> int:
     write_csv(rows, args.out / f"booksim2_compare{suffix}.csv")
     sat = saturation(rows)
     write_csv(sat, args.out / f"booksim2_saturation{suffix}.csv")
-    plot(rows, args.png)
+    plot(rows, args.png or (ROOT / "docs" / "booksim2_compare.png" if args.full else args.out / "booksim2_compare.png"))
     for s in sat:
         print(f"{s['network']:6} {s['virtual_channels']} VCs {s['simulator']:9} "
               f"latency {s['latency_at_lightest']:6.1f} "
