@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -42,6 +41,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
+from record import machine_info, write_results
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -175,17 +175,14 @@ def main() -> int:
     out = {
         "benchmark": "booksim2_speed",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine(),
-                    "cores": os.cpu_count(), "load_average_at_end": os.getloadavg()},
+        "machine": machine_info(),
         "network": "8x8 mesh, dimension-order routing, 2 VCs, 8-flit buffers, 8-flit packets, uniform",
         "injection_cycles": {"short": args.short, "long": args.long}, "repeat": args.repeat,
         "booksim2": str(binary) if binary is not None else None,
         "booksim2_skipped_because": why_not or None,
         "points": points,
     }
-    path = HERE / "results" / "booksim2_speed.json"
-    path.write_text(json.dumps(out, indent=1) + "\n")
-    print(f"wrote {path}")
+    write_results("booksim2_speed", out)
     return 0
 
 

@@ -13,8 +13,6 @@ Issue 21's target: engine / limit >= 0.5 at every point, and E-41's rate within 
 """
 
 import argparse
-import json
-import platform
 import statistics
 import sys
 import time
@@ -22,6 +20,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from record import machine_info, write_results  # noqa: E402
 
 from bench.limits.cut_through import Limit, simulate, workload  # noqa: E402
 from harts.machine.config import hex_config  # noqa: E402
@@ -106,16 +106,13 @@ def main() -> int:
     out = {
         "benchmark": "cut_through_limit",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+        "machine": machine_info(),
         "repeat": args.repeat,
         "targets": {"engine / limit": TARGET_RATIO, "E-41 / E-9": TARGET_SIZE_RATIO},
         "points": points,
         "E-41 / E-9": sizes,
     }
-    path = Path(__file__).resolve().parent / "results" / "cut_through_limit.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {path}")
+    write_results("cut_through_limit", out)
     return 0
 
 

@@ -10,12 +10,11 @@ is compared at the same link utilisation; the measured one is in the JSON.
 """
 
 import argparse
-import json
-import platform
 import statistics
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
+
+from record import machine_info, write_results
 
 from harts.machine.config import defaults
 from harts.machine.simulation import load_kernel
@@ -60,7 +59,7 @@ def main() -> int:
     out = {
         "benchmark": "engine",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+        "machine": machine_info(),
         "targets": {"E-9 packet-hops/s at load 0.3": TARGET_E9, "E-41 / E-9 packet-hop rate": TARGET_RATIO},
         "points": points,
     }
@@ -69,10 +68,7 @@ def main() -> int:
     for load in LOADS:
         if ("E-9", load) in rate and ("E-41", load) in rate:
             out[f"E-41 / E-9 at {load}"] = rate["E-41", load] / rate["E-9", load]
-    path = Path(__file__).resolve().parent / "results" / "engine.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {path}")
+    write_results("engine", out)
     return 0
 
 

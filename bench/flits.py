@@ -10,13 +10,12 @@ cycles, then the network drains; at 0.3, past this torus's saturation, draining 
 """
 
 import argparse
-import json
-import platform
 import statistics
 import sys
 import time
 from datetime import datetime, timezone
-from pathlib import Path
+
+from record import machine_info, write_results
 
 from harts.machine.config import defaults
 from harts.machine.patterns import synthetic_packets
@@ -66,14 +65,12 @@ def main() -> int:
     out = {
         "benchmark": "flits",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+        "machine": machine_info(),
         "target": {"router-cycles/s at 0.1": TARGET},
         "points": points,
         "meets target at 0.1": points[0]["router_cycles_per_second"] >= TARGET,
     }
-    path = Path(__file__).resolve().parent / "results" / "flits.json"
-    path.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {path}")
+    write_results("flits", out)
     return 0
 
 

@@ -13,8 +13,6 @@ flit-hops = the engine's packet hops x 8. engine/limit is the engine's rate over
 """
 
 import argparse
-import json
-import platform
 import statistics
 import sys
 import time
@@ -24,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from record import machine_info, write_results  # noqa: E402
 
 from bench.limits import flits as limit  # noqa: E402
 from harts.machine.config import defaults  # noqa: E402
@@ -137,15 +137,13 @@ def main() -> int:
     out = {
         "benchmark": "flits_limit",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+        "machine": machine_info(),
         "repeat": args.repeat, "scale": args.scale,
         "points": points,
         "engine_64x64_over_8x8_flit_hops_per_second": size,
         "limit_64x64_over_8x8_flit_hops_per_second": limit_size,
     }
-    path = Path(__file__).resolve().parent / "results" / "flits_limit.json"
-    path.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {path}")
+    write_results("flits_limit", out)
     return 0
 
 

@@ -10,14 +10,14 @@ verdicts into bench/results/speed.json and prints the tables the README's Speed 
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from record import RESULTS, machine_info, write_results
+
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
 SCRIPTS = {  # script: (arguments, arguments with --quick)
     "cut_through_limit": ([], ["--repeat", "1"]),
     "flits_limit": ([], ["--repeat", "1", "--scale", "0.25"]),
@@ -35,8 +35,7 @@ def main() -> int:
     started = datetime.now(timezone.utc)
     for name, (full, quick) in SCRIPTS.items():
         print(f"== bench/{name}.py", flush=True)
-        done = subprocess.run([sys.executable, str(HERE / f"{name}.py"), *(quick if args.quick else full)],
-                              env=os.environ.copy())
+        done = subprocess.run([sys.executable, str(HERE / f"{name}.py"), *(quick if args.quick else full)])
         if done.returncode != 0:
             print(f"bench/speed.py: bench/{name}.py exited with {done.returncode}; the figures are incomplete",
                   file=sys.stderr)
@@ -45,10 +44,9 @@ def main() -> int:
     summary = summarise(results)
     summary.update(benchmark="speed", started=started.isoformat(timespec="seconds"),
                    ended=datetime.now(timezone.utc).isoformat(timespec="seconds"), quick=args.quick,
-                   load_average_at_end=os.getloadavg())
-    (RESULTS / "speed.json").write_text(json.dumps(summary, indent=2) + "\n")
+                   machine=machine_info())
     print_tables(summary)
-    print(f"wrote {RESULTS / 'speed.json'}")
+    write_results("speed", summary)
     return 0
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -39,6 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
+from record import machine_info, write_results
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -194,8 +194,7 @@ def main() -> int:
     out = {
         "benchmark": "start",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine(),
-                    "cores": os.cpu_count(), "load_average_at_end": os.getloadavg()},
+        "machine": machine_info(),
         "runs": args.runs,
         "run_config": {"cycles": RUN_CYCLES, "warmup_cycles": RUN_WARMUP},
         "whole_process_seconds": found,
@@ -204,9 +203,7 @@ def main() -> int:
         "targets": verdicts,
         "sweep": swept,
     }
-    path = HERE / "results" / "start.json"
-    path.write_text(json.dumps(out, indent=1) + "\n")
-    print(f"wrote {path}")
+    write_results("start", out)
     return 0
 
 

@@ -77,13 +77,7 @@ def test_every_transmission_arrives_once_and_no_track_holds_two_packets_at_once(
     starts = {e["id"] for e in events if e["ph"] == "s"}
     ends = {e["id"] for e in events if e["ph"] == "f"}
     assert starts == ends and len(starts) == 4
-    tracks = defaultdict(list)
-    for e in events:
-        if e["ph"] == "X":
-            tracks[e["pid"], e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
-    for spans in tracks.values():
-        spans.sort()
-        assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:]))
+    assert_no_track_holds_two_slices_at_once(events)
 
 
 LOADED = """\
@@ -191,6 +185,17 @@ def test_the_hop_records_say_how_long_a_packet_was_stored_and_how_long_its_forwa
     assert rows[R.HR_BLOCKED_OUTPUT, stored] == rows[R.HR_FIRST_OUT, stored] - bus - retried_from > 0
 
 
+def assert_no_track_holds_two_slices_at_once(events):
+    """Every Perfetto track (pid, tid) is one port, VC or NP: its slices ("X") may touch but never overlap."""
+    tracks = defaultdict(list)
+    for e in events:
+        if e["ph"] == "X":
+            tracks[e["pid"], e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
+    for spans in tracks.values():
+        spans.sort()
+        assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:]))
+
+
 def _track_names(events):
     return {(e["pid"], e.get("tid")): e["args"]["name"] for e in events if e["ph"] == "M" and "name" in e["args"]}
 
@@ -204,11 +209,9 @@ def _check_trace_holds_every_visit(result, events):
     us = result.config["timing.clock_period_us"] / hops.ticks_per_cycle
     names = _track_names(events)
     slices = Counter()
-    tracks = defaultdict(list)
     for e in events:
         if e["ph"] == "X":
             slices[e["name"], e["pid"] - 1, names[e["pid"], e["tid"]], round(e["ts"], 6), round(e["dur"], 6)] += 1
-            tracks[e["pid"], e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
     expected = Counter()
     for i in range(len(hops)):
         name, v = packet_name(int(rows[R.HR_UID, i])), int(rows[R.HR_NODE, i])
@@ -230,9 +233,7 @@ def _check_trace_holds_every_visit(result, events):
     assert asynchronous["stored", "b"] == asynchronous["stored", "e"] == np.count_nonzero(action == R.ACT_STORED)
     assert asynchronous["delivered", "b"] == asynchronous["delivered", "e"] == \
         np.count_nonzero(np.isin(action, (R.ACT_DELIVERED, R.ACT_TEED))) == result.deliveries.shape[1]
-    for spans in tracks.values():
-        spans.sort()
-        assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:]))
+    assert_no_track_holds_two_slices_at_once(events)
 
 
 def test_a_loaded_run_with_worms_has_every_hop_of_every_packet_in_its_trace(tmp_path):
@@ -338,13 +339,7 @@ def test_flit_level_hop_records_are_traced_on_a_track_per_virtual_channel(tmp_pa
         ("s", 0, "out +x0 vc 1"), ("f", 1, "in +x0 vc 1"), ("s", 1, "out +x1 vc 0"), ("f", 4, "in +x1 vc 0"),
         ("s", 1, "out +x1 vc 1"), ("f", 4, "in +x1 vc 1"), ("s", 3, "out +x0 vc 0"), ("f", 4, "in +x0 vc 0"),
         ("s", 4, "out +x0 vc 0"), ("f", 5, "in +x0 vc 0")])
-    tracks = defaultdict(list)
-    for e in events:
-        if e["ph"] == "X":
-            tracks[e["pid"], e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
-    for spans in tracks.values():
-        spans.sort()
-        assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:]))
+    assert_no_track_holds_two_slices_at_once(events)
 
 
 @pytest.mark.parametrize("name, algorithm", [("explicit_e5", "6bcast"), ("t3d_mesh_8x8", "pcp"),
