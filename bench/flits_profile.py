@@ -69,7 +69,8 @@ def child(args) -> None:
     from harts.machine.traffic import unicast
 
     sim = Simulation(defaults().with_values(topology={"kind": args.kind, "dims": [args.side, args.side]},
-                                            microcode="wormhole", flow__virtual_channels=2, flow__buffer_flits=8))
+                                            microcode="wormhole", flow__virtual_channels=2, flow__buffer_flits=8,
+                                            routing__torus_tie="positive"))  # the limit's tie rule
     create, source, destination = synthetic_packets(sim.topology, "uniform", args.rate, 8, args.cycles, 1)
     work = unicast(create, source, destination, 8 * sim.params.flit_bytes)
     sim.run(work[:10], keep=False)

@@ -66,7 +66,7 @@ class DeadlockError(SimulationError):
 def memory_estimate(inputs: int, nodes: int, depth: int, words: int, records: int) -> int:
     """Bytes the machine's tables take: per input VC its row, buffer and registers; per node its NP row; the
     packet and event pools; the logs."""
-    per_input = S.IN_ROWS + 4 * depth + words + 8
+    per_input = S.IN_COLUMNS + S.VI_COLUMNS + S.SL_ROWS * depth + words + 8
     per_node = S.ND_ROWS + 2 * S.PT_ROWS + 8
     pools = records * (S.PK_ROWS + 2 * words + 3) + records * (R.E_HEADER + words)
     logs = LOG_ROWS * (R.DL_ROWS + words + R.PL_ROWS)
@@ -178,6 +178,7 @@ class FlitSimulation(Simulation):
         p[S.PR_IMMEDIATE_TURNAROUND] = f.immediate_turnaround
         p[S.PR_INJECTION_VCS] = f.injection_vcs
         p[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
+        p[S.PR_ALTERING] = bool((faults.node_fault == R.FAULT_ALTER).any())
         p[S.PR_ROOM] = 2 * MAX_SENDS + 8
         return p
 
@@ -211,19 +212,25 @@ class FlitSimulation(Simulation):
         working = (topo.neighbours.reshape(-1) >= 0) & (lost == 0)
         downstream = np.where(working, (topo.neighbours * per_node + topo.in_port * vcs).reshape(-1), -1)
         params = self._params(faults, hops, counters)
+        per_input = S.line_aligned((inputs_count, S.CACHE_LINE // 8))
+        columns = (node, row, np.where(injection, injection_vc, local % vcs), injection,
+                   np.where(injection, -1, ports + port % channels))
+        for column, values in enumerate(columns):
+            per_input[:, column] = values
         machine = S.Machine(np.ascontiguousarray(self.microprogram.code), params, topo.neighbours, topo.in_port,
                             topo.axis_positive, topo.axis_negative, self.port_axis,
-                            np.ascontiguousarray(self.wraps, dtype=np.int64), node, row,
-                            np.where(injection, injection_vc, local % vcs), injection.astype(np.int64),
-                            np.where(injection, -1, ports + port % channels),
+                            np.ascontiguousarray(self.wraps, dtype=np.int64), *(per_input[:, column]
+                                                                                for column in range(len(columns))),
                             np.ascontiguousarray(downstream, dtype=np.int64), lost, topo.shape,
                             topo.offset_table)
-        buffers = S.Buffers(np.full((inputs_count, depth), -1, np.int64), np.full((inputs_count, depth), -1, np.int64),
-                            np.zeros((inputs_count, depth), np.int64), np.full((inputs_count, depth), S.EARLY))
-        table = np.zeros((inputs_count, S.IN_ROWS), np.int64)
+        slots = S.line_aligned((inputs_count, depth, S.SL_ROWS))
+        slots[:, :, [S.SL_PACKET, S.SL_FLIT]] = -1
+        slots[:, :, S.SL_FREED] = S.EARLY
+        buffers = S.Buffers(slots)
+        table = S.line_aligned((inputs_count, S.IN_COLUMNS))
         for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE):
             table[:, column] = -1
-        visits = np.zeros((inputs_count, S.VI_ROWS), np.int64)
+        visits = S.line_aligned((inputs_count, S.VI_COLUMNS))
         visits[:, [S.VI_UPSTREAM, S.VI_FIRST_OUT, S.VI_REFUSED_AT]] = -1
         port_rows = np.zeros((topo.n_nodes * span, S.PT_ROWS), np.int64)
         port_rows[:, S.PT_LAST_PACKET] = -1
@@ -583,7 +590,8 @@ class FlitProbe:
                         d = first + c
                         count = int(inputs[d, S.IN_COUNT])
                         slots = ((int(inputs[d, S.IN_FIRST]) + count + k) % depth for k in range(depth - count))
-                        credits = sum(int(buffers.freed[d, s]) + f.credit_delay <= cycle + 1 for s in slots)
+                        freed = buffers.slots[d, :, S.SL_FREED]
+                        credits = sum(int(freed[s]) + f.credit_delay <= cycle + 1 for s in slots)
                     values[f"{scope}.vc{c}.credits"] = credits
             queued, record = 0, int(switch.nodes[v, S.ND_QUEUE_HEAD])
             while record >= 0:

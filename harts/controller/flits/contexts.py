@@ -33,6 +33,9 @@ from .state import (
     PR_NP_SEND,
     PR_PORTS,
     PR_VCS,
+    SL_FLIT,
+    SL_PACKET,
+    SL_USABLE,
     ST_HEAP,
     ST_LAST_PROGRESS,
     VI_ARRIVED,
@@ -79,10 +82,10 @@ def try_start(machine, buffers, switch, packets, run, i):
         if inputs[i, IN_COUNT] == 0:
             return
         slot = inputs[i, IN_FIRST]
-        if buffers.flit[i, slot] != 0:
+        if buffers.slots[i, slot, SL_FLIT] != 0:
             return
-        pkt = buffers.packet[i, slot]
-        arrived = buffers.usable[i, slot]
+        pkt = buffers.slots[i, slot, SL_PACKET]
+        arrived = buffers.slots[i, slot, SL_USABLE]
         inputs[i, CX_PC] = params[PR_ENTRY_RECEIVE]
     start = max(arrived, inputs[i, CX_FREE_FROM])
     if start > arrived:

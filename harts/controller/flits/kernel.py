@@ -57,7 +57,6 @@ from .state import (
     IN_FIRST,
     IN_OUT,
     IN_OVC,
-    IN_PEAK,
     IN_TEE,
     IN_WAIT_FOR,
     KEY_SPAN,
@@ -95,6 +94,7 @@ from .state import (
     PK_VALUE,
     PK_WRAPPED,
     PR_ACK_HOP,
+    PR_ALTERING,
     PR_CIRCUIT,
     PR_CORRUPTION_PER_MILLION,
     PR_COUNTERS,
@@ -121,6 +121,10 @@ from .state import (
     PT_IN_PTR,
     PT_LAST_PACKET,
     PT_OUT_PTR,
+    SL_FLIT,
+    SL_FREED,
+    SL_PACKET,
+    SL_USABLE,
     ST_ACTIVE,
     ST_BIRTHS,
     ST_CORRUPTED,
@@ -200,7 +204,7 @@ def _remove_oldest(machine, buffers, switch, i, c):
     inputs = switch.inputs
     _occupancy(machine, switch, i, c)
     slot = inputs[i, IN_FIRST]
-    buffers.freed[i, slot] = c
+    buffers.slots[i, slot, SL_FREED] = c
     inputs[i, IN_FIRST] = ring_next(slot, machine.params[PR_DEPTH])
     inputs[i, IN_COUNT] -= 1
 
@@ -259,7 +263,7 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
     inputs = switch.inputs
     pkt = inputs[i, CX_PKT]
     table = packets.table
-    tail_in = buffers.usable[i, inputs[i, IN_FIRST]]
+    tail_in = buffers.slots[i, inputs[i, IN_FIRST], SL_USABLE]
     _remove_oldest(machine, buffers, switch, i, c)
     _visit(machine, switch, packets, logs, i, -2, 0, tail_in, c, ACT_NACKED)
     made = table[pkt, PK_HOPS] - table[pkt, PK_HOPS_INHERITED]
@@ -428,7 +432,7 @@ def _candidate(machine, buffers, switch, packets, i, t):
             return WAITS
         if params[PR_CIRCUIT] != 0 and table[pkt, PK_SENT] >= 1 and table[pkt, PK_ACKED] > t:
             return WAITS
-    elif inputs[i, IN_COUNT] == 0 or buffers.usable[i, inputs[i, IN_FIRST]] > t:
+    elif inputs[i, IN_COUNT] == 0 or buffers.slots[i, inputs[i, IN_FIRST], SL_USABLE] > t:
         return WAITS
     base = node * (ports + params[PR_NP_CHANNELS])
     if switch.ports[base + output, PT_BUSY_UNTIL] > t:
@@ -441,9 +445,9 @@ def _candidate(machine, buffers, switch, packets, i, t):
         count = inputs[d, IN_COUNT]
         depth = params[PR_DEPTH]
         slot = ring_add(inputs[d, IN_FIRST], count, depth)
-        if count >= depth or buffers.freed[d, slot] + params[PR_CREDIT_DELAY] > t:
+        if count >= depth or buffers.slots[d, slot, SL_FREED] + params[PR_CREDIT_DELAY] > t:
             inputs[i, IN_WAIT_FOR] = d
-            return HELD_OWN if buffers.packet[d, slot] == pkt else HELD_CREDIT
+            return HELD_OWN if buffers.slots[d, slot, SL_PACKET] == pkt else HELD_CREDIT
     return CANDIDATE
 
 
@@ -539,8 +543,8 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], params[PR_INJECTION_VCS])
     else:
         slot = inputs[i, IN_FIRST]
-        flit = buffers.flit[i, slot]
-        tail_in = buffers.usable[i, slot]
+        flit = buffers.slots[i, slot, SL_FLIT]
+        tail_in = buffers.slots[i, slot, SL_USABLE]
         _remove_oldest(machine, buffers, switch, i, t)
         switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], vcs)
     stats[ST_GRANTS] += 1
@@ -564,7 +568,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
             if flit == 0:
                 table[pkt, PK_HOPS] += 1
                 table[pkt, PK_DIR] = o
-                if switch.nodes[node, ND_FAULT] == FAULT_ALTER:
+                if params[PR_ALTERING] != 0 and switch.nodes[node, ND_FAULT] == FAULT_ALTER:
                     table[pkt, PK_VALUE] = VALUE_ALTERED
                 if params[PR_CORRUPTION_PER_MILLION] > 0 and \
                         _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
@@ -583,13 +587,12 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
                 return
             _occupancy(machine, switch, d, t)
             slot = ring_add(inputs[d, IN_FIRST], count, depth)
-            buffers.packet[d, slot] = pkt
-            buffers.flit[d, slot] = flit
-            buffers.usable[d, slot] = t + params[PR_LINK_LATENCY]
+            buffers.slots[d, slot, SL_PACKET] = pkt
+            buffers.slots[d, slot, SL_FLIT] = flit
+            buffers.slots[d, slot, SL_USABLE] = t + params[PR_LINK_LATENCY]
             inputs[d, IN_COUNT] = count + 1
-            if count + 1 > inputs[d, IN_PEAK]:
-                inputs[d, IN_PEAK] = count + 1
-                stats[ST_PEAK] = max(stats[ST_PEAK], count + 1)
+            if count + 1 > stats[ST_PEAK]:
+                stats[ST_PEAK] = count + 1
             if flit == 0:
                 switch.visits[d, VI_UPSTREAM] = i
                 if count == 0:
@@ -864,8 +867,10 @@ def _signature():
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
-    bundles = (Machine(two, one, two, two, one, one, one, two, one, one, one, one, one, one, one, one, two),
-               Buffers(two, two, two, two), Switch(two, two, one, two, two, two), Packets(two, two, two),
+    column = np.zeros((2, 2), np.int64)[:, 0]  # the per-input columns are strided views of one table
+    bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
+                       two),
+               Buffers(np.zeros((1, 1, 1), np.int64)), Switch(two, two, one, two, two, two), Packets(two, two, two),
                Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),

@@ -22,19 +22,21 @@ KEY_SPAN = np.int64(2**24)  # inputs and nodes per run; heap keys (cycle * KEY_S
 IN_OUT = 0  # output it is bound to (0..P-1 a link, P + c an ejection channel), -1 unbound
 IN_OVC = 1  # the downstream VC it sends into
 IN_BOUND_FROM = 2  # cycle from which its flits may be granted
-IN_ACTIVE = 3  # 1 while in the active list (bound)
-IN_FIRST = 4  # ring index of the oldest flit (link inputs)
-IN_COUNT = 5  # flits in the ring or on the way to it
-IN_PEAK = 6  # most flits it ever held (in or on the way)
+IN_FIRST = 3  # ring index of the oldest flit (link inputs)
+IN_COUNT = 4  # flits in the ring or on the way to it
+CX_PKT = 5  # the packet record its context handles, -1
+IN_TEE = 6  # the ejection output a teed input also sends every flit to (P + c), -1 when not teeing
 IN_WAIT_FOR = 7  # input it was last seen waiting for (a full downstream VC, or a VC's owner), -1
-CX_STATE = 8  # CX_IDLE, CX_RUN (an instruction is due at CX_DUE), CX_WAIT_TAIL
-CX_PC = 9
-CX_DUE = 10
-CX_PKT = 11  # the packet record it handles, -1
+# (the eight above are what the allocator reads of an input, and of the input downstream, every cycle: its
+# first cache line; the context's own fields follow)
+IN_ACTIVE = 8  # 1 while in the active list (bound)
+CX_STATE = 9  # CX_IDLE, CX_RUN (an instruction is due at CX_DUE), CX_WAIT_TAIL
+CX_PC = 10
+CX_DUE = 11
 CX_FREE_FROM = 12  # cycle from which an idle context can start on the next packet
 CX_TAIL_AT = 13  # cycle the current packet's last flit was granted here, -1 before
-IN_TEE = 14  # the ejection output a teed input also sends every flit to (P + c), -1 when not teeing
-IN_ROWS = 15
+IN_ROWS = 14
+IN_COLUMNS = 16  # a row is padded to two whole cache lines
 
 CX_IDLE = 0
 CX_RUN = 1
@@ -55,6 +57,14 @@ VI_OCCUPANCY = 9  # flit-cycles held (IN_COUNT summed over cycles, when counters
 VI_OCCUPANCY_AT = 10  # cycle VI_OCCUPANCY was last brought up to date
 VI_MARKED_BLOCKED = 11  # 1 once the packet has been marked blocked here (its record is touched once a visit)
 VI_ROWS = 12
+VI_COLUMNS = 16  # padded to two whole cache lines
+
+# ---- buffer slots: per input, a ring of B flit slots ---------------------------------------------------------------
+SL_PACKET = 0  # packet record of the flit in the slot (or last in it), -1 never used
+SL_FLIT = 1  # that flit's number in its packet (0: the head)
+SL_USABLE = 2  # cycle the flit is usable at the front of the buffer (it has crossed the link)
+SL_FREED = 3  # cycle the slot was last freed (its credit leaves upstream then), EARLY never used
+SL_ROWS = 4
 
 # ---- physical ports: one row per node and physical input/output j in 0..P+C-1 -----------------------------------
 PT_BUSY_UNTIL = 0  # output j: its link (or the ejection bus) is free from this cycle
@@ -210,17 +220,20 @@ PR_TIE_KEY = 32  # routing.torus_tie: 0, a tie half-way round a torus ring goes 
 PR_WHOLE_AXIS = 33  # flow.dateline: 1, class 1 on every hop of an axis whose route crosses its wrap link
 PR_IMMEDIATE_TURNAROUND = 34  # flow.context_turnaround: 1, wait_tail and done cost no cycle
 PR_INJECTION_VCS = 35  # J: injection contexts per NP channel
-PR_ROWS = 36
+PR_ALTERING = 36  # 1: some node alters the payloads it passes on (faults: alter)
+PR_ROWS = 37
 
 # Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
 # table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it
-# delivers through; downstream[node * P + port]: the first input VC its link feeds (add the VC), -1 without
+# delivers through (columns of one line-aligned row per input, as one input's are read together);
+# downstream[node * P + port]: the first input VC its link feeds (add the VC), -1 without
 # a link or when a fault swallows what it sends; lost[node * P + port]: records.DROP_* of that fault (a dead
 # link, a crashed or dropping node at the far end), else 0.
 Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
                                  "port_axis", "wraps", "input_node", "input_row", "input_vc", "injection",
                                  "ejection", "downstream", "lost", "shape", "offset_table"])
-Buffers = namedtuple("Buffers", ["packet", "flit", "usable", "freed"])  # [input, slot]
+# slots[input, slot, SL_*]: a slot's fields side by side, so that a grant or a credit check touches one cache line
+Buffers = namedtuple("Buffers", ["slots"])
 # owner[output VC]: owning input, -1 free; regs[input]: the header a deliver or tee saw there (for its copy);
 # visits[input]: VI_* of the packet it handles
 Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "visits"])
@@ -232,6 +245,21 @@ Packets = namedtuple("Packets", ["table", "header", "origin_header"])
 # in one cycle (-1 none), and the list of those touched
 Run = namedtuple("Run", ["stats", "heap", "np_heap", "birth_cycle", "birth_uid", "birth_record", "active",
                          "in_choice", "out_choice", "touched_in", "touched_out"])
+
+
+CACHE_LINE = 64  # bytes
+
+
+def line_aligned(shape: tuple[int, ...], fill: int = 0) -> np.ndarray:
+    """An int64 array whose first element starts a cache line, so that each row of a table whose rows are a
+    multiple of 64 bytes takes whole lines: a large network's tables do not fit in cache, and a row split
+    across one more line costs one more miss."""
+    count = int(np.prod(shape))
+    raw = np.empty(count + CACHE_LINE // 8, np.int64)
+    start = (-raw.ctypes.data % CACHE_LINE) // 8
+    table = raw[start:start + count].reshape(shape)
+    table.fill(fill)
+    return table
 
 
 def empty_pool(capacity: int, words: int) -> Packets:
