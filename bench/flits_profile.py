@@ -17,6 +17,7 @@ bench/results/flits_profile.json (--out names another file there).
 import argparse
 import ast
 import bisect
+import hashlib
 import json
 import os
 import subprocess
@@ -28,12 +29,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [ROOT / "harts/controller/flits", ROOT / "harts/controller", ROOT / "harts/np", ROOT / "bench/limits"]
-CACHE = Path(tempfile.gettempdir()) / "harts-flits-profile-cache"
+
+
+def profile_cache() -> Path:
+    """The child's numba cache, one per version of the sources: numba keys a cached function on its own file
+    only, so a constant changed in another module (a field's column) would otherwise run stale code."""
+    digest = hashlib.sha256()
+    for path in sorted([*(ROOT / "harts").rglob("*.py"), *(ROOT / "bench/limits").rglob("*.py")]):
+        digest.update(str(path.relative_to(ROOT)).encode())
+        digest.update(path.read_bytes())
+    return Path(tempfile.gettempdir()) / f"harts-flits-profile-cache-{digest.hexdigest()[:16]}"
 
 
 def child(args) -> None:
     """Compile both kernels with line tables, note where their code is, then run the target in a timed loop."""
-    os.environ["NUMBA_CACHE_DIR"] = str(CACHE)
+    os.environ["NUMBA_CACHE_DIR"] = str(profile_cache())
     os.environ["NUMBA_DEBUGINFO"] = "1"
     os.environ["NUMBA_BOUNDSCHECK"] = "0"
     import numba.core.cpu as cpu

@@ -249,7 +249,8 @@ class FlitSimulation(Simulation):
         # xorshift needs a non-zero state: an odd constant mixed with the seed
         stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
         rows = topo.n_nodes * span
-        run = S.Run(stats, np.zeros(4 * inputs_count + 16, np.int64), np.zeros(4 * topo.n_nodes + 64, np.int64),
+        run = S.Run(stats, np.zeros(4 * inputs_count + 16, np.int64), np.zeros(2 * inputs_count, np.int64),
+                    np.zeros(4 * topo.n_nodes + 64, np.int64),
                     np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64),
                     np.zeros(inputs_count, np.int64), np.full(rows, -1, np.int64), np.full(rows, -1, np.int64),
                     np.zeros(rows, np.int64), np.zeros(2 * rows, np.int64))
@@ -396,7 +397,8 @@ class FlitSimulation(Simulation):
         a pool is short: double it (the kernel asks again if one event needs still more)."""
         logs, run = state["logs"], state["run"]
         stats = run.stats
-        need = 4 * (int(stats[S.ST_ACTIVE]) + int(stats[S.ST_HEAP])) + int(state["machine"].params[S.PR_ROOM])
+        due = int(stats[S.ST_HEAP]) + int(stats[S.ST_NEXT_CYCLE]) + int(stats[S.ST_NEXT_CYCLE + 1])
+        need = 4 * (int(stats[S.ST_ACTIVE]) + due) + int(state["machine"].params[S.PR_ROOM])
         capacity = logs.deliveries.shape[1]
         if capacity - stats[S.ST_DELIVERIES] < need or capacity - stats[S.ST_LOGGED] < need or \
                 (logs.hops.shape[1] and capacity - stats[S.ST_HOP_ROWS] < need):

@@ -146,6 +146,7 @@ from .state import (
     ST_LOGGED,
     ST_LOST_FLITS,
     ST_NACKS,
+    ST_NEXT_CYCLE,
     ST_NEXT_TRAFFIC,
     ST_NP_HEAP,
     ST_PAUSED,
@@ -297,6 +298,17 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
 
 
 @kernel_part
+def _due_next_cycle(run, inputs, i, c):
+    """Context i stops at a shared instruction due at c, the cycle after the one it runs in: it joins that
+    cycle's list, not the heap (contexts run in input order, so the list is in input order)."""
+    inputs[i, CX_STATE] = CX_RUN
+    inputs[i, CX_DUE] = c
+    half = c & 1
+    run.next_cycle[half * inputs.shape[0] + run.stats[ST_NEXT_CYCLE + half]] = i
+    run.stats[ST_NEXT_CYCLE + half] += 1
+
+
+@kernel_part
 def _execute(machine, buffers, switch, packets, logs, run, i, t):
     """Run the context of input i from its instruction due at t: private instructions run ahead, and the
     context stops at the next shared one that lies in the future (or stalls, or finishes)."""
@@ -315,7 +327,10 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
         # stalled wait_tail is woken by the tail's grant: neither needs to wait for its cycle; the others do
         if c > t and code[isa.CODE_SHARED, pc] != 0 and op != isa.OP_DONE:
             inputs[i, CX_PC] = pc
-            schedule(run, inputs, i, c)
+            if c == t + 1:
+                _due_next_cycle(run, inputs, i, c)
+            else:
+                schedule(run, inputs, i, c)
             return
         stats[ST_INSTRUCTIONS] += 1
         if op == isa.OP_BRANCH:
@@ -734,7 +749,7 @@ def _room_for(machine, logs, run, records, rows):
     more (a cycle's contexts and grants write at most a few rows each, so `rows` covers the bound inputs and
     the contexts due as well)."""
     stats = run.stats
-    rows += 4 * (stats[ST_ACTIVE] + stats[ST_HEAP])
+    rows += 4 * (stats[ST_ACTIVE] + stats[ST_HEAP] + stats[ST_NEXT_CYCLE] + stats[ST_NEXT_CYCLE + 1])
     return (stats[ST_FREE_COUNT] >= records and stats[ST_EVENT_FREE_COUNT] >= records + rows
             and run.birth_cycle.shape[0] - stats[ST_BIRTHS] >= records + 2
             and logs.deliveries.shape[1] - stats[ST_DELIVERIES] >= rows
@@ -793,14 +808,26 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             if stats[ST_ERROR] != 0:
                 stats[ST_TIME] = t
                 return
-        while stats[ST_HEAP] > 0 and run.heap[0] // KEY_SPAN <= t:
-            i = pop(run.heap, stats, ST_HEAP) % KEY_SPAN
+        # the contexts due at t, in input order: the heap's and this cycle's list, merged
+        listed = stats[ST_NEXT_CYCLE + (t & 1)]
+        first = (t & 1) * inputs.shape[0]
+        k = 0
+        while True:
+            from_heap = stats[ST_HEAP] > 0 and run.heap[0] // KEY_SPAN <= t
+            if k < listed and not (from_heap and run.heap[0] < t * KEY_SPAN + run.next_cycle[first + k]):
+                i = run.next_cycle[first + k]
+                k += 1
+            elif from_heap:
+                i = pop(run.heap, stats, ST_HEAP) % KEY_SPAN
+            else:
+                break
             if inputs[i, CX_STATE] != CX_RUN or inputs[i, CX_DUE] != t:
                 continue
             _execute(machine, buffers, switch, packets, logs, run, i, t)
             if stats[ST_ERROR] != 0:
                 stats[ST_TIME] = t
                 return
+        stats[ST_NEXT_CYCLE + (t & 1)] = 0
         _allocate(machine, buffers, switch, packets, logs, run, processor, t)
         stats[ST_CYCLES] += 1
         stats[ST_PHASE] = PHASE_ROOM
@@ -816,6 +843,8 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             following = NEVER
             if stats[ST_HEAP] > 0:
                 following = run.heap[0] // KEY_SPAN
+            if stats[ST_NEXT_CYCLE + ((t + 1) & 1)] > 0:
+                following = t + 1
             if stats[ST_NEXT_TRAFFIC] < n_traffic:
                 following = min(following, traffic[TR_CREATE, stats[ST_NEXT_TRAFFIC]])
             if stats[ST_BIRTHS] > 0:
@@ -871,7 +900,7 @@ def _signature():
     bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
                        two),
                Buffers(np.zeros((1, 1, 1), np.int64)), Switch(two, two, one, two, two, two), Packets(two, two, two),
-               Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one),
+               Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

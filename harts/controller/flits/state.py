@@ -161,7 +161,10 @@ ST_LOST_FLITS = 32  # flits swallowed by faults
 ST_ERROR_DETAIL = 33
 ST_PHASE = 34  # PHASE_*: how far the current cycle has got (a pause resumes there)
 ST_POOL_TOP = 35  # packet records from here up have never been used
-ST_ROWS = 36
+# contexts in run.next_cycle due at cycle c: ST_NEXT_CYCLE + (c & 1) (the list of the cycle being run, and the
+# next cycle's)
+ST_NEXT_CYCLE = 36
+ST_ROWS = 38
 
 PHASE_ROOM = 0  # a new cycle: make sure the logs and pools have room for its contexts and grants
 PHASE_ARRIVALS = 1  # births, traffic and NP events of the cycle (each resumes where it paused)
@@ -240,10 +243,12 @@ Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "vis
 # table[record]; header and origin_header[record, word]: the route words (and the NP program's fields) as they
 # are now, and as the NP sent them (a nacked probe starts again from these)
 Packets = namedtuple("Packets", ["table", "header", "origin_header"])
-# heap: keys due * KEY_SPAN + input; np_heap: wake * KEY_SPAN + node; births: (cycle, uid, record) of sends
+# heap: keys due * KEY_SPAN + input; next_cycle: in two halves by the parity of the cycle they are due at, the
+# contexts that stopped at a shared instruction due in the cycle after the one they ran in (a refused forward
+# retried, an instruction after a 1-cycle one), in the order they ran, which is input order; np_heap: wake * KEY_SPAN + node; births: (cycle, uid, record) of sends
 # that join their NP queue later; active: the bound inputs; scratch: per physical port, the allocator's choices
 # in one cycle (-1 none), and the list of those touched
-Run = namedtuple("Run", ["stats", "heap", "np_heap", "birth_cycle", "birth_uid", "birth_record", "active",
+Run = namedtuple("Run", ["stats", "heap", "next_cycle", "np_heap", "birth_cycle", "birth_uid", "birth_record", "active",
                          "in_choice", "out_choice", "touched_in", "touched_out"])
 
 
