@@ -425,18 +425,7 @@ class FlitSimulation(Simulation):
                                                                          S.ST_EVENT_FREE_COUNT))
 
     def _drain(self, state: dict, recorder: Recorder, checks) -> None:
-        logs = state["logs"]
-        stats = logs.stats
-        deliveries = logs.deliveries[:, : stats[S.ST_DELIVERIES]].copy()
-        header = logs.delivery_header[: stats[S.ST_DELIVERIES]].copy()
-        packets = logs.packets[:, : stats[S.ST_LOGGED]].copy()
-        hops = logs.hops[:, : stats[S.ST_HOP_ROWS]].copy()
-        stats[S.ST_DELIVERIES] = 0
-        stats[S.ST_LOGGED] = 0
-        stats[S.ST_HOP_ROWS] = 0
-        if checks is not None:
-            checks.take(deliveries, packets)
-        recorder.take(deliveries, header, packets, hops)
+        recorder.drain(state["logs"], (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS), checks)
 
     def _end_problems(self, state: dict, recorder: Recorder, link_flits: int) -> list[str]:
         """What the machine's state at the end of the run says about the invariants: every flit ejected once per

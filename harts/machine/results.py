@@ -92,6 +92,25 @@ class Recorder:
         self._hops: list[np.ndarray] = []
         self._words = simulation.layout.words
 
+    def drain(self, logs: R.Logs, rows: tuple[int, int, int], checks) -> None:
+        """Take the rows the kernel logged since the last drain, hand them to the run's checks (if any), and empty
+        the logs; `rows`: where the kernel counts the delivery, packet and hop log's rows in logs.stats. The
+        kernel writes over its logs afterwards, so rows are copied only where they are kept."""
+        stats = logs.stats
+        deliveries = logs.deliveries[:, : stats[rows[0]]]
+        header = logs.delivery_header[: stats[rows[0]]]
+        packets = logs.packets[:, : stats[rows[1]]]
+        hops = logs.hops[:, : stats[rows[2]]]
+        if self.keep:
+            deliveries, header, packets = deliveries.copy(), header.copy(), packets.copy()
+        if self.keep_hops:
+            hops = hops.copy()
+        if checks is not None:
+            checks.take(deliveries, packets)
+        self.take(deliveries, header, packets, hops)
+        for row in rows:
+            stats[row] = 0
+
     def take(self, deliveries: np.ndarray, header: np.ndarray, packets: np.ndarray, hops: np.ndarray) -> None:
         t = self.tally
         t.deliveries += deliveries.shape[1]
