@@ -349,18 +349,7 @@ class CutThroughSimulation(Simulation):
                                                                         S.ST_EVENT_FREE_COUNT))
 
     def _drain(self, state: dict, recorder: Recorder, checks) -> None:
-        logs = state["logs"]
-        stats = logs.stats
-        deliveries = logs.deliveries[:, : stats[S.ST_DELIVERIES]].copy()
-        header = logs.delivery_header[: stats[S.ST_DELIVERIES]].copy()
-        packets = logs.packets[:, : stats[S.ST_LOGGED]].copy()
-        hops = logs.hops[:, : stats[S.ST_HOP_ROWS]].copy()
-        stats[S.ST_DELIVERIES] = 0
-        stats[S.ST_LOGGED] = 0
-        stats[S.ST_HOP_ROWS] = 0
-        if checks is not None:
-            checks.take(deliveries, packets)
-        recorder.take(deliveries, header, packets, hops)
+        recorder.drain(state["logs"], (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS), checks)
 
     def _raise_on_error(self, stats: np.ndarray, state: dict) -> None:
         code = int(stats[S.ST_ERROR])
