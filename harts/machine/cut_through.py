@@ -351,10 +351,15 @@ class CutThroughSimulation(Simulation):
     def _drain(self, state: dict, recorder: Recorder, checks) -> None:
         logs = state["logs"]
         stats = logs.stats
-        deliveries = logs.deliveries[:, : stats[S.ST_DELIVERIES]].copy()
-        header = logs.delivery_header[: stats[S.ST_DELIVERIES]].copy()
-        packets = logs.packets[:, : stats[S.ST_LOGGED]].copy()
-        hops = logs.hops[:, : stats[S.ST_HOP_ROWS]].copy()
+        # the kernel writes over its logs after this: copied only where the recorder keeps the rows
+        deliveries = logs.deliveries[:, : stats[S.ST_DELIVERIES]]
+        header = logs.delivery_header[: stats[S.ST_DELIVERIES]]
+        packets = logs.packets[:, : stats[S.ST_LOGGED]]
+        hops = logs.hops[:, : stats[S.ST_HOP_ROWS]]
+        if recorder.keep:
+            deliveries, header, packets = deliveries.copy(), header.copy(), packets.copy()
+        if recorder.keep_hops:
+            hops = hops.copy()
         stats[S.ST_DELIVERIES] = 0
         stats[S.ST_LOGGED] = 0
         stats[S.ST_HOP_ROWS] = 0
