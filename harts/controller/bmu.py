@@ -11,7 +11,7 @@ packet towards it only when it can promise room for the whole packet: the flow c
 cut-through.
 """
 
-from ..jit import kernel_part
+from ..jit import kernel_call, kernel_part
 from .clock import schedule
 from .logs import log_visit
 from .packets import hold, mark_contention, release
@@ -33,6 +33,7 @@ from .state import (
     ND_BMU_PEAK,
     ND_BMU_USED,
     ND_INTERFACE_BUSY,
+    ND_LOOKS_SKIPPED,
     ND_QUEUE_CHANGED,
     ND_QUEUE_HEAD,
     ND_QUEUE_INTEGRAL,
@@ -57,7 +58,9 @@ from .state import (
     PR_BUS_INTERFACES,
     PR_HOP_LOG,
     PR_PORTS,
+    ST_CURRENT,
     ST_DROPS,
+    ST_LATEST,
     ST_OVERFLOWS,
     ST_STORED_IN,
     TX_WAIT_HEAD,
@@ -170,6 +173,9 @@ def bmu_enqueue(controller, packets, clock, stats, params, v, p, c):
     per_node = ports + params[PR_BUS_INTERFACES]
     first = v * per_node + ports
     ctx = controller.ctx
+    if node[v, ND_LOOKS_SKIPPED] >= c:
+        _bring_back_looks(ctx, clock, stats, v, first, params[PR_BUS_INTERFACES], c)
+        node[v, ND_LOOKS_SKIPPED] = -1
     for ci in range(first, first + params[PR_BUS_INTERFACES]):
         e = ci + v + 1
         wake = max(c, ready, ctx[ci, CX_IDLE_FROM])
@@ -177,6 +183,20 @@ def bmu_enqueue(controller, packets, clock, stats, params, v, p, c):
             # an idle interface asleep until a packet behind this one is ready (or for good) looks again
             schedule(clock, stats, e, wake)
             break
+
+
+@kernel_call
+def _bring_back_looks(ctx, clock, stats, v, first, interfaces, c):
+    """The ready queue of node v changes at tick c: the looks at it that bmu_next_look skipped and that are
+    still to come could now find a packet, so they happen after all."""
+    current = stats[ST_CURRENT]
+    for ci in range(first, first + interfaces):
+        e = ci + v + 1
+        look = ctx[ci, CX_IDLE_FROM]
+        # (the interface running now, giving its packet back, schedules its own look when it returns)
+        if ctx[ci, CX_PKT] < 0 and clock.time[e] > look and \
+                ((look > c and e != current) or (look == c and e > current)):
+            schedule(clock, stats, e, look)
 
 
 @kernel_part
@@ -239,6 +259,21 @@ def _next_turn(controller, packets, logs, clock, params, v, t, ready, c):
     pk[p, PK_READY] = max(c, ready)
     bmu_enqueue(controller, packets, clock, logs.stats, params, v, p, c)
     release(packets, logs, p, c)  # t's queue lets go of it
+
+
+@kernel_part
+def bmu_next_look(node, packets, stats, v, t):
+    """An idle bus interface of node v is due to look at the ready queue at tick t: the tick it must wake.
+    A look that finds nothing ready only puts it to sleep until the head is ready, so it sleeps until then at
+    once; bmu_enqueue brings the look back if a packet is queued before t."""
+    head = node[v, ND_QUEUE_HEAD]
+    ready = NEVER if head < 0 else packets.table[head, PK_READY]
+    if ready <= t:
+        return t
+    node[v, ND_LOOKS_SKIPPED] = max(node[v, ND_LOOKS_SKIPPED], t)
+    # the look would have been an event at t: the run lasts until then at least
+    stats[ST_LATEST] = max(stats[ST_LATEST], t)
+    return ready
 
 
 @kernel_part

@@ -18,6 +18,7 @@ from . import isa
 from .bmu import (
     bmu_change,
     bmu_end_promise,
+    bmu_next_look,
     bmu_pop_ready,
     bmu_store,
     bmu_turn_used,
@@ -651,7 +652,7 @@ def advance(machine, controller, packets, logs, clock, ci, v, t, now):
     while True:
         if p < 0:
             # an idle BMU context looks at the ready queue then; an idle receiver waits for a packet
-            schedule(clock, stats, e, t if local else NEVER)
+            schedule(clock, stats, e, bmu_next_look(controller.node, packets, stats, v, t) if local else NEVER)
             break
         op = code[isa.CODE_OP, pc]
         if t > now and not run_ahead:

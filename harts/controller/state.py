@@ -113,7 +113,8 @@ ND_INTERFACE_BUSY = 12  # ticks the BMU's bus interfaces held a packet (taken ..
 ND_INTERFACE_BLOCKED = 13  # ... of which the packet waited for a refused transmitter ('else: retry')
 ND_QUEUE_INTEGRAL = 14  # sum over ticks of the ready queue's length
 ND_QUEUE_CHANGED = 15  # tick ND_QUEUE_INTEGRAL was last brought up to date
-ND_ROWS = 16
+ND_LOOKS_SKIPPED = 16  # latest tick a bus interface skipped its look at the ready queue at (bmu_next_look); -1 none
+ND_ROWS = 17
 
 # ---- run-wide scalars -------------------------------------------------------------------------------------------
 ST_TIME = 0  # the tick being (or last) processed
