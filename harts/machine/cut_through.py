@@ -153,7 +153,7 @@ class CutThroughSimulation(Simulation):
         tx[:, [S.TX_WAIT_HEAD, S.TX_WAIT_TAIL, S.TX_WAIT_TURN]] = -1
         node = S.table(topo.n_nodes, S.ND_ROWS)
         node[:, S.ND_FAULT] = faults.node_fault
-        for column in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL):
+        for column in (S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL, S.ND_LOOKS_SKIPPED):
             node[:, column] = -1
         records = self._initial_records(topo.n_nodes)
         stats = np.zeros(S.ST_ROWS, dtype=np.int64)
