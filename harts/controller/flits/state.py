@@ -245,26 +245,25 @@ Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "vis
 Packets = namedtuple("Packets", ["table", "header", "origin_header"])
 # heap: keys due * KEY_SPAN + input; next_cycle: in two halves by the parity of the cycle they are due at, the
 # contexts that stopped at a shared instruction due in the cycle after the one they ran in (a refused forward
-# retried, an instruction after a 1-cycle one), in the order they ran, which is input order; np_heap: wake * KEY_SPAN + node; births: (cycle, uid, record) of sends
-# that join their NP queue later; active: the bound inputs; scratch: per physical port, the allocator's choices
-# in one cycle (-1 none), and the list of those touched
-Run = namedtuple("Run", ["stats", "heap", "next_cycle", "np_heap", "birth_cycle", "birth_uid", "birth_record", "active",
-                         "in_choice", "out_choice", "touched_in", "touched_out"])
+# retried, an instruction after a 1-cycle one), in the order they ran, which is input order; np_heap:
+# wake * KEY_SPAN + node; births: (cycle, uid, record) of sends that join their NP queue later; active: the
+# bound inputs; scratch: per physical port, the allocator's choices in one cycle (-1 none), and the list of
+# those touched
+Run = namedtuple("Run", ["stats", "heap", "next_cycle", "np_heap", "birth_cycle", "birth_uid", "birth_record",
+                         "active", "in_choice", "out_choice", "touched_in", "touched_out"])
 
 
 CACHE_LINE = 64  # bytes
 
 
-def line_aligned(shape: tuple[int, ...], fill: int = 0) -> np.ndarray:
-    """An int64 array whose first element starts a cache line, so that each row of a table whose rows are a
-    multiple of 64 bytes takes whole lines: a large network's tables do not fit in cache, and a row split
+def line_aligned(shape: tuple[int, ...]) -> np.ndarray:
+    """An int64 array of zeros whose first element starts a cache line, so that each row of a table whose rows
+    are a multiple of 64 bytes takes whole lines: a large network's tables do not fit in cache, and a row split
     across one more line costs one more miss."""
     count = int(np.prod(shape))
-    raw = np.empty(count + CACHE_LINE // 8, np.int64)
+    raw = np.zeros(count + CACHE_LINE // 8, np.int64)
     start = (-raw.ctypes.data % CACHE_LINE) // 8
-    table = raw[start:start + count].reshape(shape)
-    table.fill(fill)
-    return table
+    return raw[start:start + count].reshape(shape)
 
 
 def empty_pool(capacity: int, words: int) -> Packets:
