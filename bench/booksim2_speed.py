@@ -37,11 +37,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
-from record import machine_info, write_results
+from record import write_results
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -173,9 +172,6 @@ def main() -> int:
                       f"{point['whole_process_ratio_harts_over_booksim2']:.1f}x, marginal "
                       f"{point['marginal_ratio_harts_over_booksim2']:.1f}x", flush=True)
     out = {
-        "benchmark": "booksim2_speed",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_info(),
         "network": "8x8 mesh, dimension-order routing, 2 VCs, 8-flit buffers, 8-flit packets, uniform",
         "injection_cycles": {"short": args.short, "long": args.long}, "repeat": args.repeat,
         "booksim2": str(binary) if binary is not None else None,

@@ -16,12 +16,11 @@ import argparse
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from record import machine_info, write_results  # noqa: E402
+from record import write_results  # noqa: E402
 
 from bench.limits.cut_through import Limit, simulate, workload  # noqa: E402
 from harts.machine.config import hex_config  # noqa: E402
@@ -104,9 +103,6 @@ def main() -> int:
             print(f"E-41 / E-9 at {load}: engine {sizes[str(load)]['engine']:.2f}, limit "
                   f"{sizes[str(load)]['limit']:.2f}")
     out = {
-        "benchmark": "cut_through_limit",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_info(),
         "repeat": args.repeat,
         "targets": {"engine / limit": TARGET_RATIO, "E-41 / E-9": TARGET_SIZE_RATIO},
         "points": points,

@@ -12,9 +12,8 @@ is compared at the same link utilisation; the measured one is in the JSON.
 import argparse
 import statistics
 import sys
-from datetime import datetime, timezone
 
-from record import machine_info, write_results
+from record import write_results
 
 from harts.machine.config import defaults
 from harts.machine.simulation import load_kernel
@@ -57,9 +56,6 @@ def main() -> int:
                   flush=True)
     rate = {(p["network"], p["load"]): p["packet_hops_per_second"] for p in points}
     out = {
-        "benchmark": "engine",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_info(),
         "targets": {"E-9 packet-hops/s at load 0.3": TARGET_E9, "E-41 / E-9 packet-hop rate": TARGET_RATIO},
         "points": points,
     }

@@ -16,14 +16,13 @@ import argparse
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from record import machine_info, write_results  # noqa: E402
+from record import write_results  # noqa: E402
 
 from bench.limits import flits as limit  # noqa: E402
 from harts.machine.config import defaults  # noqa: E402
@@ -135,9 +134,6 @@ def main() -> int:
     for f in size:
         print(f"64x64 / 8x8 torus at {f} of the bound, flit-hops/s: engine {size[f]:.3f}, limit {limit_size[f]:.3f}")
     out = {
-        "benchmark": "flits_limit",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_info(),
         "repeat": args.repeat, "scale": args.scale,
         "points": points,
         "engine_64x64_over_8x8_flit_hops_per_second": size,

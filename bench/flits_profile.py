@@ -27,6 +27,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from record import write_results
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [ROOT / "harts/controller/flits", ROOT / "harts/controller", ROOT / "harts/np", ROOT / "bench/limits"]
 
@@ -229,11 +231,10 @@ def main() -> int:
         print("  hottest lines:")
         for hot in result["lines"]:
             print(f"  {hot['share']:6.1%}  {hot['file']}:{hot['line']}  {hot['source'][:90]}")
-    out = {"benchmark": "flits_profile", "workload": {k: getattr(args, k) for k in ("kind", "side", "rate", "cycles")},
-           "engine_over_limit_seconds": scale, **results}
-    path = ROOT / "bench" / "results" / args.out
-    path.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"\nengine / limit time: {scale:.2f}\nwrote {path}")
+    print(f"\nengine / limit time: {scale:.2f}")
+    write_results(args.out.removesuffix(".json"), {
+        "workload": {k: getattr(args, k) for k in ("kind", "side", "rate", "cycles")},
+        "engine_over_limit_seconds": scale, **results})
     return 0
 
 

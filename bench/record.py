@@ -4,6 +4,7 @@
 import json
 import os
 import platform
+from datetime import datetime, timezone
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -17,9 +18,12 @@ def machine_info() -> dict:
 
 
 def write_results(name: str, results: dict) -> Path:
-    """bench/results/NAME.json, announced on standard output."""
+    """bench/results/NAME.json: the benchmark's name, the date and the machine's stamp, then its results;
+    announced on standard output."""
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(results, indent=2) + "\n")
+    stamped = {"benchmark": name, "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+               "machine": machine_info(), **results}
+    path.write_text(json.dumps(stamped, indent=2) + "\n")
     print(f"wrote {path}")
     return path

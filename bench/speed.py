@@ -15,7 +15,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from record import RESULTS, machine_info, write_results
+from record import RESULTS, write_results
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = {  # script: (arguments, arguments with --quick)
@@ -42,9 +42,7 @@ def main() -> int:
             return done.returncode
     results = {name: json.loads((RESULTS / f"{name}.json").read_text()) for name in SCRIPTS}
     summary = summarise(results)
-    summary.update(benchmark="speed", started=started.isoformat(timespec="seconds"),
-                   ended=datetime.now(timezone.utc).isoformat(timespec="seconds"), quick=args.quick,
-                   machine=machine_info())
+    summary.update(started=started.isoformat(timespec="seconds"), quick=args.quick)
     print_tables(summary)
     write_results("speed", summary)
     return 0

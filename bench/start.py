@@ -34,11 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
-from record import machine_info, write_results
+from record import write_results
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -192,9 +191,6 @@ def main() -> int:
         print(f"  {name:28s} {'met' if verdict['met'] else 'NOT met'}: {verdict['median_seconds']:.3f} s "
               f"(target < {verdict['target_seconds']} s)")
     out = {
-        "benchmark": "start",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_info(),
         "runs": args.runs,
         "run_config": {"cycles": RUN_CYCLES, "warmup_cycles": RUN_WARMUP},
         "whole_process_seconds": found,
