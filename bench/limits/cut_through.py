@@ -40,9 +40,8 @@ one tick run in id order, as in the engine.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 # ---- the default timing, in ticks ---------------------------------------------------------------------
 CYCLE = 6  # ticks per controller cycle: one micro-instruction
@@ -108,14 +107,6 @@ def _schedule(e, t, now, ev_time, ev_next, ev_prev, bucket, bits):
     return True
 
 
-@intrinsic
-def _lowest_bit(typingctx, x):
-    """Index of the lowest set bit of a non-zero int64 (LLVM's cttz), as the engine's clock finds it."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
-    return types.int64(types.int64), codegen
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _next_tick(now, bits):
     """The first tick after `now` with an event in the wheel; NEVER if none."""
@@ -131,7 +122,7 @@ def _next_tick(now, bits):
         elif k == words:
             word &= ~(np.int64(-1) << low)
         if word != 0:
-            b = (w << 6) + _lowest_bit(word)
+            b = (w << 6) + trailing_zeros(word)
             return now + 1 + ((b - start) & _MASK)
     return NEVER
 
@@ -273,8 +264,8 @@ def simulate(create, source, destination, length, route_table, neighbours, capac
         bits[b >> 6] &= ~(np.int64(1) << (b & 63))
         for s in range(due_top.shape[0]):
             while due_top[s] != 0:
-                w = (s << 6) + _lowest_bit(due_top[s])
-                e = (w << 6) + _lowest_bit(due[w])
+                w = (s << 6) + trailing_zeros(due_top[s])
+                e = (w << 6) + trailing_zeros(due[w])
                 due[w] &= due[w] - 1
                 if due[w] == 0:
                     due_top[s] &= due_top[s] - 1
