@@ -135,6 +135,19 @@ def _grant(inp, rt, v, i, l, p, o, t, M, B, V, ni, kf, lk, eject_delay, delivere
     return n_next, fin
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def _ring_step(offset, at, source, side, axis):
+    """One hop on a torus ring of `side` routers (axis 0: x, ports 0 and 2; axis 1: y, ports 1 and 3) from
+    position `at` towards a destination `offset` away (non-zero), for a packet that entered the ring at
+    `source`: the port (the shorter way round, the + way at exactly half) and whether this hop or an earlier
+    one on this axis takes the wrap link (the dateline), so that it uses the upper VCs."""
+    if offset < 0:
+        offset += side
+    if offset > side // 2:
+        return axis + 2, at == 0 or at > source
+    return axis, at == side - 1 or at < source
+
+
 @njit(cache=True, _nrt=False)
 def _run(kind, sx, sy, V, B, M, kf, lk, credit, n_s, eject_delay, create, source, dest, by_source, first_of,
          delivered, nbr, down, phys_of, inp, rt, inj_next, cur, nxt, cx, cy, req, pick):
@@ -143,7 +156,6 @@ def _run(kind, sx, sy, V, B, M, kf, lk, credit, n_s, eject_delay, create, source
     ni = pv + 1
     vmask = (1 << V) - 1
     half = (V + 1) // 2
-    hx, hy = sx // 2, sy // 2
     n_cur = 0
     arrived = 0
     done = 0
@@ -201,28 +213,10 @@ def _run(kind, sx, sy, V, B, M, kf, lk, credit, n_s, eject_delay, create, source
                     else:
                         port = 1 if dy > 0 else 3
                 else:
-                    # the shorter way round, the + way at exactly half; late: this hop or an earlier one on
-                    # this axis takes the wrap link (the dateline), so the upper VCs
                     if dx != 0:
-                        if dx < 0:
-                            dx += sx
-                        s0 = cx[source[q]]
-                        if dx > hx:
-                            port = 2
-                            late = x == 0 or x > s0
-                        else:
-                            port = 0
-                            late = x == sx - 1 or x < s0
+                        port, late = _ring_step(dx, x, cx[source[q]], sx, 0)
                     else:
-                        if dy < 0:
-                            dy += sy
-                        s0 = cy[source[q]]
-                        if dy > hy:
-                            port = 3
-                            late = y == 0 or y > s0
-                        else:
-                            port = 1
-                            late = y == sy - 1 or y < s0
+                        port, late = _ring_step(dy, y, cy[source[q]], sy, 1)
                     classes = (vmask >> half) << half if late else (1 << half) - 1
                 free = ~(rt[v, OWNED] >> (port * V)) & classes
                 if free != 0:  # the lowest free VC of the class
