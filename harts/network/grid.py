@@ -77,12 +77,17 @@ def tie_goes_negative(key, uid, axis):
 
 
 @kernel_part
-def draw_torus_ties(out, shape, key, uid):
-    """Turn each of torus_offsets' half-way-round axes (offset +side/2 on an even side) of packet uid's
-    route offsets to -side/2 when tie_goes_negative draws it (routing.torus_tie: random)."""
+def destination_offsets(offsets, machine, tie_key, node, destination, uid, out):
+    """Packet uid's route offsets from node to destination, by the network's offsets function, into out; with
+    a tie_key (routing.torus_tie: random), each half-way-round axis (offset +side/2 on an even torus side)
+    turns to -side/2 when tie_goes_negative draws it."""
+    shape = machine.shape
+    offsets(node, destination, shape, machine.offset_table, out)
+    if tie_key == 0:
+        return
     for axis in range(shape.shape[0]):
         side = shape[axis]
-        if side % 2 == 0 and out[axis] == side // 2 and tie_goes_negative(key, uid, axis):
+        if side % 2 == 0 and out[axis] == side // 2 and tie_goes_negative(tie_key, uid, axis):
             out[axis] = -out[axis]
 
 

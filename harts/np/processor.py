@@ -107,7 +107,7 @@ from ..controller.state import (
     ST_LAST_PROGRESS,
 )
 from ..jit import kernel_call, kernel_part
-from ..network.grid import draw_torus_ties
+from ..network.grid import destination_offsets
 from .program import (
     EVENT_ARRIVED,
     EVENT_DELIVERED,
@@ -296,9 +296,8 @@ def _make_sends(offsets, machine, controller, packets, logs, clock, processor, c
             packets.header[q, w] = sends[s, S_HEADER + w]
         if sends[s, S_ROUTE] == ROUTE_DESTINATION:
             pk[q, PK_DEST] = sends[s, S_DESTINATION]
-            offsets(v, sends[s, S_DESTINATION], machine.shape, machine.offset_table, packets.header[q])
-            if params[PR_TIE_KEY] != 0:
-                draw_torus_ties(packets.header[q], machine.shape, params[PR_TIE_KEY], pk[q, PK_UID])
+            destination_offsets(offsets, machine, params[PR_TIE_KEY], v, sends[s, S_DESTINATION], pk[q, PK_UID],
+                                packets.header[q])
         pk[q, PK_READY] = handed + sends[s, S_DELAY] + params[PR_BMU_SETUP]
         handed_over(pk, params, q, pk[q, PK_READY])
         bmu_enqueue(controller, packets, clock, stats, params, v, q, c)
@@ -372,9 +371,8 @@ def np_inject(offsets, procedure, machine, controller, packets, logs, clock, pro
                 log_visit(logs, pk[p, PK_UID], v, -1, -2, c, c, -1, -1, ACT_DROPPED, 0, 0, DROP_CRASHED_NODE)
             complete(packets, logs, p, c)
             return
-        offsets(v, traffic[TR_DEST, i], machine.shape, machine.offset_table, packets.header[p])
-        if params[PR_TIE_KEY] != 0:
-            draw_torus_ties(packets.header[p], machine.shape, params[PR_TIE_KEY], pk[p, PK_UID])
+        destination_offsets(offsets, machine, params[PR_TIE_KEY], v, traffic[TR_DEST, i], pk[p, PK_UID],
+                            packets.header[p])
         pk[p, PK_READY] = c + params[PR_NP_SEND] + params[PR_BMU_SETUP]
         handed_over(pk, params, p, pk[p, PK_READY])
         bmu_enqueue(controller, packets, clock, stats, params, v, p, c)

@@ -10,7 +10,7 @@ the procedure decided (at once for the usual delay 0), and can leave it n_s late
 """
 
 from ...jit import kernel_call, kernel_part
-from ...network.grid import draw_torus_ties
+from ...network.grid import destination_offsets
 from ...np.program import (
     EVENT_DELIVERED,
     EVENT_FORGE,
@@ -298,9 +298,8 @@ def _make_sends(offsets, machine, buffers, switch, packets, logs, run, processor
             packets.header[q, w] = sends[s, S_HEADER + w]
         if route == ROUTE_DESTINATION:
             pk[q, PK_DEST] = sends[s, S_DESTINATION]
-            offsets(v, sends[s, S_DESTINATION], machine.shape, machine.offset_table, packets.header[q])
-            if params[PR_TIE_KEY] != 0:
-                draw_torus_ties(packets.header[q], machine.shape, params[PR_TIE_KEY], pk[q, PK_UID])
+            destination_offsets(offsets, machine, params[PR_TIE_KEY], v, sends[s, S_DESTINATION], pk[q, PK_UID],
+                                packets.header[q])
         else:
             pk[q, PK_DEST] = _segment_route_end(machine, packets.header, params, q, v)
             if pk[q, PK_DEST] < 0:
@@ -406,9 +405,8 @@ def np_inject(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             log_hop(logs, params, pk[p, PK_UID], v, -1, -2, 0, 0, c, c, c, c, ACT_DROPPED, 0, 0, DROP_CRASHED_NODE)
             release(packets, logs, p, c)
             return
-        offsets(v, traffic[TR_DEST, i], machine.shape, machine.offset_table, packets.header[p])
-        if params[PR_TIE_KEY] != 0:
-            draw_torus_ties(packets.header[p], machine.shape, params[PR_TIE_KEY], pk[p, PK_UID])
+        destination_offsets(offsets, machine, params[PR_TIE_KEY], v, traffic[TR_DEST, i], pk[p, PK_UID],
+                            packets.header[p])
         for w in range(params[PR_HEADER_WORDS]):
             packets.origin_header[p, w] = packets.header[p, w]
         enqueue(machine, buffers, switch, packets, run, p, v, c)
