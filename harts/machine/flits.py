@@ -20,6 +20,7 @@ from ..controller import records as R
 from ..controller.flits import state as S
 from ..controller.flits.kernel import compiled_flit_kernel, flit_kernel_is_cached
 from ..controller.flits.params import FlitParams
+from ..controller.flits.wheel import wheel_words
 from ..errors import InputError, SimulationError
 from ..faults.fault_set import FaultSet
 from ..np.program import MAX_SENDS, S_HEADER
@@ -249,8 +250,9 @@ class FlitSimulation(Simulation):
         # xorshift needs a non-zero state: an odd constant mixed with the seed
         stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
         rows = topo.n_nodes * span
-        run = S.Run(stats, np.zeros(4 * inputs_count + 16, np.int64), np.zeros(2 * inputs_count, np.int64),
-                    np.zeros(4 * topo.n_nodes + 64, np.int64),
+        bitmap_words, summary_words = wheel_words(inputs_count)
+        run = S.Run(stats, np.zeros(S.WHEEL * bitmap_words, np.int64), np.zeros(S.WHEEL * summary_words, np.int64),
+                    np.zeros(4 * inputs_count + 16, np.int64), np.zeros(4 * topo.n_nodes + 64, np.int64),
                     np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64),
                     np.zeros(inputs_count, np.int64), np.full(rows, -1, np.int64), np.full(rows, -1, np.int64),
                     np.zeros(rows, np.int64), np.zeros(2 * rows, np.int64))
@@ -397,7 +399,7 @@ class FlitSimulation(Simulation):
         a pool is short: double it (the kernel asks again if one event needs still more)."""
         logs, run = state["logs"], state["run"]
         stats = run.stats
-        due = int(stats[S.ST_HEAP]) + int(stats[S.ST_NEXT_CYCLE]) + int(stats[S.ST_NEXT_CYCLE + 1])
+        due = int(stats[S.ST_HEAP]) + int(stats[S.ST_WHEELED])
         need = 4 * (int(stats[S.ST_ACTIVE]) + due) + int(state["machine"].params[S.PR_ROOM])
         capacity = logs.deliveries.shape[1]
         if capacity - stats[S.ST_DELIVERIES] < need or capacity - stats[S.ST_LOGGED] < need or \

@@ -4,21 +4,17 @@ when their NP makes them (MODEL.md, Flow-controlled switching: a packet's life).
 
 from ...jit import kernel_part
 from ..records import CONTENTION_QUEUED
-from .heaps import push
 from .logs import contend
 from .pool import hold
 from .state import (
-    CX_DUE,
     CX_FREE_FROM,
     CX_IDLE,
     CX_PC,
     CX_PKT,
-    CX_RUN,
     CX_STATE,
     CX_TAIL_AT,
     IN_COUNT,
     IN_FIRST,
-    KEY_SPAN,
     ND_QUEUE_HEAD,
     ND_QUEUE_TAIL,
     PK_CORRUPT,
@@ -36,7 +32,6 @@ from .state import (
     SL_FLIT,
     SL_PACKET,
     SL_USABLE,
-    ST_HEAP,
     ST_LAST_PROGRESS,
     VI_ARRIVED,
     VI_BLOCKED_CREDIT,
@@ -48,13 +43,7 @@ from .state import (
     VI_REFUSED_AT,
     VI_VALUE_AT,
 )
-
-
-@kernel_part
-def schedule(run, inputs, i, due):
-    inputs[i, CX_STATE] = CX_RUN
-    inputs[i, CX_DUE] = due
-    push(run.heap, run.stats, ST_HEAP, due * KEY_SPAN + i)
+from .wheel import schedule
 
 
 @kernel_part

@@ -29,7 +29,7 @@ from ..records import (
     TR_CREATE,
     VALUE_ALTERED,
 )
-from .contexts import enqueue, offer, schedule, try_start
+from .contexts import enqueue, offer, try_start
 from .heaps import pop, pop_birth
 from .logs import contend, log_copy, log_hop
 from .pool import release
@@ -54,6 +54,7 @@ from .state import (
     IN_ACTIVE,
     IN_BOUND_FROM,
     IN_COUNT,
+    IN_DOWN,
     IN_FIRST,
     IN_OUT,
     IN_OVC,
@@ -146,7 +147,6 @@ from .state import (
     ST_LOGGED,
     ST_LOST_FLITS,
     ST_NACKS,
-    ST_NEXT_CYCLE,
     ST_NEXT_TRAFFIC,
     ST_NP_HEAP,
     ST_PAUSED,
@@ -154,6 +154,8 @@ from .state import (
     ST_PHASE,
     ST_RANDOM,
     ST_TIME,
+    ST_WHEEL_FROM,
+    ST_WHEELED,
     VI_ARRIVED,
     VI_BLOCKED_CREDIT,
     VI_BLOCKED_OUTPUT,
@@ -164,6 +166,7 @@ from .state import (
     VI_REFUSED_AT,
     VI_UPSTREAM,
 )
+from .wheel import next_due, next_wheel_cycle, schedule, take_from_heap
 
 # ---- buffers ----------------------------------------------------------------------------------------------------
 
@@ -298,17 +301,6 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
 
 
 @kernel_part
-def _due_next_cycle(run, inputs, i, c):
-    """Context i stops at a shared instruction due at c, the cycle after the one it runs in: it joins that
-    cycle's list, not the heap (contexts run in input order, so the list is in input order)."""
-    inputs[i, CX_STATE] = CX_RUN
-    inputs[i, CX_DUE] = c
-    half = c & 1
-    run.next_cycle[half * inputs.shape[0] + run.stats[ST_NEXT_CYCLE + half]] = i
-    run.stats[ST_NEXT_CYCLE + half] += 1
-
-
-@kernel_part
 def _execute(machine, buffers, switch, packets, logs, run, i, t):
     """Run the context of input i from its instruction due at t: private instructions run ahead, and the
     context stops at the next shared one that lies in the future (or stalls, or finishes)."""
@@ -327,10 +319,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
         # stalled wait_tail is woken by the tail's grant: neither needs to wait for its cycle; the others do
         if c > t and code[isa.CODE_SHARED, pc] != 0 and op != isa.OP_DONE:
             inputs[i, CX_PC] = pc
-            if c == t + 1:
-                _due_next_cycle(run, inputs, i, c)
-            else:
-                schedule(run, inputs, i, c)
+            schedule(run, inputs, i, c)
             return
         stats[ST_INSTRUCTIONS] += 1
         if op == isa.OP_BRANCH:
@@ -389,7 +378,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
             stats[ST_LAST_PROGRESS] = c
             if op == isa.OP_DELIVER:
                 _keep_header(switch, packets, params, i, pkt)
-                bind(switch, run, i, machine.ejection[i], machine.ejection[i] - params[PR_PORTS], c)
+                bind(machine, switch, run, i, machine.ejection[i], machine.ejection[i] - params[PR_PORTS], c)
             elif op == isa.OP_ACK:
                 _remove_oldest(machine, buffers, switch, i, c)
                 made = packets.table[pkt, PK_HOPS] - packets.table[pkt, PK_HOPS_INHERITED]
@@ -455,8 +444,8 @@ def _candidate(machine, buffers, switch, packets, i, t):
     tee = inputs[i, IN_TEE]
     if tee >= 0 and switch.ports[base + tee, PT_BUSY_UNTIL] > t:
         return HELD_OWN if switch.ports[base + tee, PT_LAST_PACKET] == pkt else HELD_OUTPUT
-    if output < ports and machine.downstream[node * ports + output] >= 0:
-        d = machine.downstream[node * ports + output] + inputs[i, IN_OVC]
+    d = inputs[i, IN_DOWN]
+    if d >= 0:
         count = inputs[d, IN_COUNT]
         depth = params[PR_DEPTH]
         slot = ring_add(inputs[d, IN_FIRST], count, depth)
@@ -589,12 +578,11 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
                         _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
                     table[pkt, PK_CORRUPT] = 1
                     stats[ST_CORRUPTED] += 1
-            d = machine.downstream[node * ports + o]
+            d = inputs[i, IN_DOWN]
             if d < 0:  # a fault swallows what this port sends
                 if _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
                     return
                 continue
-            d += inputs[i, IN_OVC]
             count = inputs[d, IN_COUNT]
             if count >= depth:
                 stats[ST_ERROR] = ERR_OVERFLOW
@@ -749,7 +737,7 @@ def _room_for(machine, logs, run, records, rows):
     more (a cycle's contexts and grants write at most a few rows each, so `rows` covers the bound inputs and
     the contexts due as well)."""
     stats = run.stats
-    rows += 4 * (stats[ST_ACTIVE] + stats[ST_HEAP] + stats[ST_NEXT_CYCLE] + stats[ST_NEXT_CYCLE + 1])
+    rows += 4 * (stats[ST_ACTIVE] + stats[ST_HEAP] + stats[ST_WHEELED])
     return (stats[ST_FREE_COUNT] >= records and stats[ST_EVENT_FREE_COUNT] >= records + rows
             and run.birth_cycle.shape[0] - stats[ST_BIRTHS] >= records + 2
             and logs.deliveries.shape[1] - stats[ST_DELIVERIES] >= rows
@@ -775,6 +763,8 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
     stats[ST_PAUSED] = PAUSE_NONE
     t = stats[ST_TIME]
     while True:
+        if stats[ST_WHEEL_FROM] < t:
+            stats[ST_WHEEL_FROM] = t  # a new cycle: its contexts are still to run
         if stats[ST_PHASE] == PHASE_ROOM:
             if not _room_for(machine, logs, run, 0, room):
                 _pause(stats, PAUSE_ROOM, t)
@@ -808,18 +798,11 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             if stats[ST_ERROR] != 0:
                 stats[ST_TIME] = t
                 return
-        # the contexts due at t, in input order: the heap's and this cycle's list, merged
-        listed = stats[ST_NEXT_CYCLE + (t & 1)]
-        first = (t & 1) * inputs.shape[0]
-        k = 0
+        # the contexts due at t, in input order
+        take_from_heap(run, t)
         while True:
-            from_heap = stats[ST_HEAP] > 0 and run.heap[0] // KEY_SPAN <= t
-            if k < listed and not (from_heap and run.heap[0] < t * KEY_SPAN + run.next_cycle[first + k]):
-                i = run.next_cycle[first + k]
-                k += 1
-            elif from_heap:
-                i = pop(run.heap, stats, ST_HEAP) % KEY_SPAN
-            else:
+            i = next_due(run, t)
+            if i < 0:
                 break
             if inputs[i, CX_STATE] != CX_RUN or inputs[i, CX_DUE] != t:
                 continue
@@ -827,7 +810,7 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             if stats[ST_ERROR] != 0:
                 stats[ST_TIME] = t
                 return
-        stats[ST_NEXT_CYCLE + (t & 1)] = 0
+        stats[ST_WHEEL_FROM] = t + 1
         _allocate(machine, buffers, switch, packets, logs, run, processor, t)
         stats[ST_CYCLES] += 1
         stats[ST_PHASE] = PHASE_ROOM
@@ -840,11 +823,9 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             return
         following = t + 1
         if stats[ST_ACTIVE] == 0:
-            following = NEVER
+            following = next_wheel_cycle(run, t, NEVER)
             if stats[ST_HEAP] > 0:
-                following = run.heap[0] // KEY_SPAN
-            if stats[ST_NEXT_CYCLE + ((t + 1) & 1)] > 0:
-                following = t + 1
+                following = min(following, run.heap[0] // KEY_SPAN)
             if stats[ST_NEXT_TRAFFIC] < n_traffic:
                 following = min(following, traffic[TR_CREATE, stats[ST_NEXT_TRAFFIC]])
             if stats[ST_BIRTHS] > 0:
@@ -900,7 +881,7 @@ def _signature():
     bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
                        two),
                Buffers(np.zeros((1, 1, 1), np.int64)), Switch(two, two, one, two, two, two), Packets(two, two, two),
-               Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one, one),
+               Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -12,6 +12,7 @@ from .state import (
     ERR_NO_ROUTE,
     IN_ACTIVE,
     IN_BOUND_FROM,
+    IN_DOWN,
     IN_OUT,
     IN_OVC,
     IN_TEE,
@@ -35,11 +36,14 @@ from .state import (
 
 
 @kernel_part
-def bind(switch, run, i, output, vc, c):
+def bind(machine, switch, run, i, output, vc, c):
     inputs = switch.inputs
     inputs[i, IN_WAIT_FOR] = -1
     inputs[i, IN_OUT] = output
     inputs[i, IN_OVC] = vc
+    ports = machine.params[PR_PORTS]
+    down = machine.downstream[machine.input_node[i] * ports + output] if output < ports else -1
+    inputs[i, IN_DOWN] = down + vc if down >= 0 else -1
     inputs[i, IN_BOUND_FROM] = c
     if inputs[i, IN_ACTIVE] == 0:
         inputs[i, IN_ACTIVE] = 1
@@ -123,7 +127,7 @@ def _take_port(machine, switch, packets, run, i, node, port, policy, c):
         return -2
     vc = _claim(machine, switch, packets, i, node, port, policy)
     if vc >= 0:
-        bind(switch, run, i, port, vc, c)
+        bind(machine, switch, run, i, port, vc, c)
         if machine.wraps[node, port] != 0:
             packets.table[switch.inputs[i, CX_PKT], PK_WRAPPED] |= 1 << machine.port_axis[port]
     return vc

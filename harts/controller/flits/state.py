@@ -16,11 +16,12 @@ import numpy as np
 
 NEVER = np.int64(2**62)
 EARLY = np.int64(-(2**40))  # a slot freed "long ago": its credit is back
+WHEEL = 32  # cycles ahead the contexts' wheel spans (wheel.py); slots fit in the low bits of one word
 KEY_SPAN = np.int64(2**24)  # inputs and nodes per run; heap keys (cycle * KEY_SPAN + id) stay below 2^63
 
 # ---- inputs: one row per input (link VC or injection), its binding and its micro-sequencer context ---------
 IN_OUT = 0  # output it is bound to (0..P-1 a link, P + c an ejection channel), -1 unbound
-IN_OVC = 1  # the downstream VC it sends into
+IN_DOWN = 1  # the input its flits land in (its VC of the link's far end), -1: an ejection channel, or a lost link
 IN_BOUND_FROM = 2  # cycle from which its flits may be granted
 IN_FIRST = 3  # ring index of the oldest flit (link inputs)
 IN_COUNT = 4  # flits in the ring or on the way to it
@@ -35,7 +36,8 @@ CX_PC = 10
 CX_DUE = 11
 CX_FREE_FROM = 12  # cycle from which an idle context can start on the next packet
 CX_TAIL_AT = 13  # cycle the current packet's last flit was granted here, -1 before
-IN_ROWS = 14
+IN_OVC = 14  # the downstream VC it sends into
+IN_ROWS = 15
 IN_COLUMNS = 16  # a row is padded to two whole cache lines
 
 CX_IDLE = 0
@@ -161,10 +163,10 @@ ST_LOST_FLITS = 32  # flits swallowed by faults
 ST_ERROR_DETAIL = 33
 ST_PHASE = 34  # PHASE_*: how far the current cycle has got (a pause resumes there)
 ST_POOL_TOP = 35  # packet records from here up have never been used
-# contexts in run.next_cycle due at cycle c: ST_NEXT_CYCLE + (c & 1) (the list of the cycle being run, and the
-# next cycle's)
-ST_NEXT_CYCLE = 36
-ST_ROWS = 38
+ST_WHEELED = 36  # bits set in the contexts' wheel (wheel.py)
+ST_WHEEL_SLOTS = 37  # bit s: wheel slot s has a bit set
+ST_WHEEL_FROM = 38  # the first cycle the wheel takes: the current one until its contexts have run, then the next
+ST_ROWS = 39
 
 PHASE_ROOM = 0  # a new cycle: make sure the logs and pools have room for its contexts and grants
 PHASE_ARRIVALS = 1  # births, traffic and NP events of the cycle (each resumes where it paused)
@@ -243,14 +245,13 @@ Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "vis
 # table[record]; header and origin_header[record, word]: the route words (and the NP program's fields) as they
 # are now, and as the NP sent them (a nacked probe starts again from these)
 Packets = namedtuple("Packets", ["table", "header", "origin_header"])
-# heap: keys due * KEY_SPAN + input; next_cycle: in two halves by the parity of the cycle they are due at, the
-# contexts that stopped at a shared instruction due in the cycle after the one they ran in (a refused forward
-# retried, an instruction after a 1-cycle one), in the order they ran, which is input order; np_heap:
+# wheel_bits, wheel_top: the contexts' wheel, per slot a bitmap over the inputs and its summary (wheel.py);
+# heap: keys due * KEY_SPAN + input of contexts due beyond the wheel; np_heap:
 # wake * KEY_SPAN + node; births: (cycle, uid, record) of sends that join their NP queue later; active: the
 # bound inputs; scratch: per physical port, the allocator's choices in one cycle (-1 none), and the list of
 # those touched
-Run = namedtuple("Run", ["stats", "heap", "next_cycle", "np_heap", "birth_cycle", "birth_uid", "birth_record",
-                         "active", "in_choice", "out_choice", "touched_in", "touched_out"])
+Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", "birth_cycle", "birth_uid",
+                         "birth_record", "active", "in_choice", "out_choice", "touched_in", "touched_out"])
 
 
 CACHE_LINE = 64  # bytes

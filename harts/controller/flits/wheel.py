@@ -1,0 +1,110 @@
+"""The contexts' timing wheel: which contexts have an instruction due in each of the next WHEEL cycles, as one
+bitmap over the inputs per cycle, so that a cycle's contexts come out in input order (the order MODEL.md runs
+them in) without sorting, and scheduling one is setting a bit.
+
+A cycle's bitmap has two levels (a bit per input, and a bit per non-empty word of those), so that taking the
+lowest input costs two bit scans however large the network. A context due WHEEL cycles or more ahead waits in
+the binary heap (heaps.py; keys due * KEY_SPAN + input) and joins its cycle's bitmap when that cycle comes.
+
+A bit may be stale: the context was rescheduled, or taken down, after it was set. The run loop skips a context
+whose state is not due in the cycle it comes out in, as it did for the heap's stale keys.
+"""
+
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from ...jit import kernel_part
+from .heaps import pop, push
+from .state import (
+    CX_DUE,
+    CX_RUN,
+    CX_STATE,
+    KEY_SPAN,
+    ST_HEAP,
+    ST_TIME,
+    ST_WHEEL_FROM,
+    ST_WHEEL_SLOTS,
+    ST_WHEELED,
+    WHEEL,
+)
+
+_MASK = WHEEL - 1
+
+
+def wheel_words(inputs: int) -> tuple[int, int]:
+    """Words of a cycle's input bitmap and of its summary."""
+    words = (inputs + 63) >> 6
+    return words, (words + 63) >> 6
+
+
+@kernel_part
+def _mark(run, slot, i):
+    """Set input i's bit in the bitmap of wheel slot `slot`."""
+    words = run.wheel_bits.shape[0] // WHEEL
+    tops = run.wheel_top.shape[0] // WHEEL
+    w = slot * words + (i >> 6)
+    bit = 1 << (i & 63)
+    if run.wheel_bits[w] & bit == 0:
+        run.stats[ST_WHEELED] += 1
+        run.wheel_bits[w] |= bit
+        run.wheel_top[slot * tops + ((i >> 6) >> 6)] |= 1 << ((i >> 6) & 63)
+        run.stats[ST_WHEEL_SLOTS] |= 1 << slot
+
+
+@kernel_part
+def schedule(run, inputs, i, due):
+    """Context i runs its next instruction at cycle `due`. The wheel takes cycles from ST_WHEEL_FROM (the
+    current cycle until its contexts have run, then the next) to less than WHEEL ahead; other cycles wait in the
+    heap (an earlier one is stale by the time the heap gives it back, as before the wheel)."""
+    inputs[i, CX_STATE] = CX_RUN
+    inputs[i, CX_DUE] = due
+    stats = run.stats
+    if stats[ST_WHEEL_FROM] <= due < stats[ST_TIME] + WHEEL:
+        _mark(run, due & _MASK, i)
+    else:
+        push(run.heap, stats, ST_HEAP, due * KEY_SPAN + i)
+
+
+@kernel_part
+def take_from_heap(run, t):
+    """The heap's contexts due at t (or, stale, before) join cycle t's bitmap."""
+    stats = run.stats
+    while stats[ST_HEAP] > 0 and run.heap[0] // KEY_SPAN <= t:
+        _mark(run, t & _MASK, pop(run.heap, stats, ST_HEAP) % KEY_SPAN)
+
+
+@kernel_part
+def next_due(run, t):
+    """The lowest input in cycle t's bitmap, taken out of it; -1 when it is empty. Scanned from the first word each
+    time: a context may be scheduled for t, below the last one taken, while t's contexts run."""
+    stats = run.stats
+    slot = t & _MASK
+    if stats[ST_WHEEL_SLOTS] & (1 << slot) == 0:
+        return -1
+    words = run.wheel_bits.shape[0] // WHEEL
+    tops = run.wheel_top.shape[0] // WHEEL
+    for s in range(slot * tops, slot * tops + tops):
+        top = run.wheel_top[s]
+        if top != 0:
+            word = ((s - slot * tops) << 6) + trailing_zeros(top)
+            w = slot * words + word
+            bits = run.wheel_bits[w]
+            i = (word << 6) + trailing_zeros(bits)
+            bits &= bits - 1
+            run.wheel_bits[w] = bits
+            if bits == 0:
+                run.wheel_top[s] = top & (top - 1)
+            stats[ST_WHEELED] -= 1
+            return i
+    stats[ST_WHEEL_SLOTS] &= ~(1 << slot)
+    return -1
+
+
+@kernel_part
+def next_wheel_cycle(run, t, never):
+    """The first cycle after t with a context in the wheel (t's own contexts have run); `never` if none."""
+    slots = run.stats[ST_WHEEL_SLOTS]
+    if slots == 0:
+        return never
+    r = (t + 1) & _MASK
+    turned = ((slots >> r) | (slots << (WHEEL - r))) & ((1 << WHEEL) - 1)
+    return t + 1 + trailing_zeros(turned)
