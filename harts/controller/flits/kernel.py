@@ -656,6 +656,7 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
     out_choice = run.out_choice
     n_in = 0
     kept = 0
+    teeing = False
     for k in range(stats[ST_ACTIVE]):
         i = run.active[k]
         if inputs[i, IN_OUT] < 0:
@@ -668,15 +669,17 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
             if status >= HELD_OUTPUT:
                 _held(machine, packets, switch, i, status, t)
             continue
+        teeing |= inputs[i, IN_TEE] >= 0
         prow = machine.input_row[i]
-        ring = params[PR_INJECTION_VCS] if machine.injection[i] != 0 else vcs
-        rank = ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[i], ring)
         held = in_choice[prow]
         if held < 0:
             run.touched_in[n_in] = prow
             n_in += 1
             in_choice[prow] = i
-        elif rank < ring_distance(switch.ports[prow, PT_IN_PTR], machine.input_vc[held], ring):
+            continue
+        ring = params[PR_INJECTION_VCS] if machine.injection[i] != 0 else vcs
+        pointer = switch.ports[prow, PT_IN_PTR]
+        if ring_distance(pointer, machine.input_vc[i], ring) < ring_distance(pointer, machine.input_vc[held], ring):
             in_choice[prow] = i
             _held(machine, packets, switch, held, CANDIDATE, t)
         else:
@@ -686,7 +689,7 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
     # that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of
     # the other's outputs for ever
     n_out = 0
-    for rounds in range(2):
+    for rounds in range(2 if teeing else 1):
         for k in range(n_in):
             prow = run.touched_in[k]
             i = in_choice[prow]
