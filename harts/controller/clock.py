@@ -14,9 +14,7 @@ tick with work. The ids due in the current tick are bits of a two-level bitmap o
 come out in increasing order without sorting, and one scheduled during the tick is a bit set.
 """
 
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..jit import kernel_call, kernel_part
 from .state import (
@@ -199,17 +197,9 @@ def next_wheel_tick(clock, stats):
         elif k == words:
             bits &= ~(-1 << low)
         if bits != 0:
-            b = (w << 6) + _lowest_bit(bits)
+            b = (w << 6) + trailing_zeros(bits)
             return min(now + 1 + ((b - start) & _MASK), best)
     return best
-
-
-@intrinsic
-def _lowest_bit(typingctx, x):
-    """Index of the lowest set bit of a non-zero int64: one tzcnt instruction (LLVM's cttz)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
-    return types.int64(types.int64), codegen
 
 
 @kernel_part
@@ -244,8 +234,8 @@ def peek_due(clock, stats):
     for s in range(first, clock.due_words.shape[0]):
         words = clock.due_words[s]
         if words != 0:
-            w = (s << 6) + _lowest_bit(words)
-            return (w << 6) + _lowest_bit(clock.due[w])
+            w = (s << 6) + trailing_zeros(words)
+            return (w << 6) + trailing_zeros(clock.due[w])
     return -1
 
 

@@ -568,7 +568,6 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         switch.ports[orow, PT_LAST_PACKET] = pkt
         if o < ports:
             table[pkt, PK_LINK_FLITS] += 1
-            table[pkt, PK_LANDED_FLITS] += 1
             if flit == 0:
                 table[pkt, PK_HOPS] += 1
                 table[pkt, PK_DIR] = o
@@ -580,6 +579,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
                     stats[ST_CORRUPTED] += 1
             d = inputs[i, IN_DOWN]
             if d < 0:  # a fault swallows what this port sends
+                table[pkt, PK_LANDED_FLITS] += 1
                 if _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
                     return
                 continue
@@ -594,6 +594,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
             buffers.slots[d, slot, SL_FLIT] = flit
             buffers.slots[d, slot, SL_USABLE] = t + params[PR_LINK_LATENCY]
             inputs[d, IN_COUNT] = count + 1
+            table[pkt, PK_LANDED_FLITS] += 1
             if count + 1 > stats[ST_PEAK]:
                 stats[ST_PEAK] = count + 1
             if flit == 0:
