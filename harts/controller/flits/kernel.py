@@ -523,6 +523,89 @@ def _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
 
 
 @kernel_part
+def _take_output(switch, orow, pkt, pointer, free):
+    """Output row orow carries a flit of packet pkt until `free`; its round-robin pointer moves to `pointer`."""
+    switch.ports[orow, PT_BUSY_UNTIL] = free
+    switch.ports[orow, PT_OUT_PTR] = pointer
+    switch.ports[orow, PT_FLITS] += 1
+    switch.ports[orow, PT_LAST_PACKET] = pkt
+
+
+@kernel_part
+def _to_link(machine, buffers, switch, packets, logs, run, i, pkt, flit, last, t):
+    """Input i's flit crosses its output link into the buffer downstream, or into the fault that swallows what the
+    link sends. Returns False when the grant must stop (an error, or a lost probe took its circuit down)."""
+    params = machine.params
+    inputs = switch.inputs
+    table = packets.table
+    stats = run.stats
+    o = inputs[i, IN_OUT]
+    table[pkt, PK_LINK_FLITS] += 1
+    if flit == 0:
+        table[pkt, PK_HOPS] += 1
+        table[pkt, PK_DIR] = o
+        if params[PR_ALTERING] != 0 and switch.nodes[machine.input_node[i], ND_FAULT] == FAULT_ALTER:
+            table[pkt, PK_VALUE] = VALUE_ALTERED
+        if params[PR_CORRUPTION_PER_MILLION] > 0 and \
+                _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
+            table[pkt, PK_CORRUPT] = 1
+            stats[ST_CORRUPTED] += 1
+    d = inputs[i, IN_DOWN]
+    if d < 0:  # a fault swallows what this port sends
+        table[pkt, PK_LANDED_FLITS] += 1
+        return not _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t)
+    count = inputs[d, IN_COUNT]
+    depth = params[PR_DEPTH]
+    if count >= depth:
+        stats[ST_ERROR] = ERR_OVERFLOW
+        stats[ST_ERROR_INPUT] = d
+        return False
+    _occupancy(machine, switch, d, t)
+    slot = ring_add(inputs[d, IN_FIRST], count, depth)
+    buffers.slots[d, slot, SL_PACKET] = pkt
+    buffers.slots[d, slot, SL_FLIT] = flit
+    buffers.slots[d, slot, SL_USABLE] = t + params[PR_LINK_LATENCY]
+    inputs[d, IN_COUNT] = count + 1
+    table[pkt, PK_LANDED_FLITS] += 1
+    if count + 1 > stats[ST_PEAK]:
+        stats[ST_PEAK] = count + 1
+    if flit == 0:
+        switch.visits[d, VI_UPSTREAM] = i
+        if count == 0:
+            try_start(machine, buffers, switch, packets, run, d)
+    return True
+
+
+@kernel_part
+def _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, o, delivering, last, t):
+    """Input i's flit goes to ejection channel o: the packet's delivery there (`delivering`), or a tee's copy.
+    The last flit makes the copy, which the NP has eject_delay later. Returns False on an error."""
+    params = machine.params
+    table = packets.table
+    stats = run.stats
+    stats[ST_EJECTED] += 1
+    table[pkt, PK_EJECTED] += 1
+    if last:
+        at = t + params[PR_EJECT_DELAY]
+        node = machine.input_node[i]
+        port = _in_port(machine, i)
+        serial, row = log_copy(switch, packets, logs, params, i, pkt, node, port, at)
+        table[pkt, PK_COPIES] += 1
+        if delivering:
+            if table[pkt, PK_DELIVERED] >= 0:
+                stats[ST_ERROR] = ERR_TWICE
+                stats[ST_ERROR_INPUT] = i
+                return False
+            table[pkt, PK_DELIVERED] = at
+        # NP events are rare beside flits: their code stays out of line, called only when asked for
+        if table[pkt, PK_NOTIFY] & NOTIFY_DELIVERED != 0:
+            np_copy(machine, switch, packets, logs, run, processor, i, pkt, node, port, at, serial, row)
+        if delivering and table[pkt, PK_NOTIFY] & NOTIFY_ARRIVED != 0:
+            np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_ARRIVED, table[pkt, PK_SOURCE], at)
+    return True
+
+
+@kernel_part
 def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
     params = machine.params
     inputs = switch.inputs
@@ -531,7 +614,6 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
     ports = params[PR_PORTS]
     span = ports + params[PR_NP_CHANNELS]
     vcs = params[PR_VCS]
-    depth = params[PR_DEPTH]
     k = params[PR_FLIT_CYCLES]
     node = machine.input_node[i]
     injection = machine.injection[i] != 0
@@ -558,69 +640,17 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
     if flit <= 1 and switch.visits[i, VI_FIRST_OUT] < 0:
         switch.visits[i, VI_FIRST_OUT] = t
     last = flit == table[pkt, PK_FLITS] - 1
-    for o in (output, tee):
-        if o < 0:
-            continue
-        orow = base + o
-        switch.ports[orow, PT_BUSY_UNTIL] = t + k
-        switch.ports[orow, PT_OUT_PTR] = ring_next(prow - base, span)
-        switch.ports[orow, PT_FLITS] += 1
-        switch.ports[orow, PT_LAST_PACKET] = pkt
-        if o < ports:
-            table[pkt, PK_LINK_FLITS] += 1
-            if flit == 0:
-                table[pkt, PK_HOPS] += 1
-                table[pkt, PK_DIR] = o
-                if params[PR_ALTERING] != 0 and switch.nodes[node, ND_FAULT] == FAULT_ALTER:
-                    table[pkt, PK_VALUE] = VALUE_ALTERED
-                if params[PR_CORRUPTION_PER_MILLION] > 0 and \
-                        _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
-                    table[pkt, PK_CORRUPT] = 1
-                    stats[ST_CORRUPTED] += 1
-            d = inputs[i, IN_DOWN]
-            if d < 0:  # a fault swallows what this port sends
-                table[pkt, PK_LANDED_FLITS] += 1
-                if _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
-                    return
-                continue
-            count = inputs[d, IN_COUNT]
-            if count >= depth:
-                stats[ST_ERROR] = ERR_OVERFLOW
-                stats[ST_ERROR_INPUT] = d
-                return
-            _occupancy(machine, switch, d, t)
-            slot = ring_add(inputs[d, IN_FIRST], count, depth)
-            buffers.slots[d, slot, SL_PACKET] = pkt
-            buffers.slots[d, slot, SL_FLIT] = flit
-            buffers.slots[d, slot, SL_USABLE] = t + params[PR_LINK_LATENCY]
-            inputs[d, IN_COUNT] = count + 1
-            table[pkt, PK_LANDED_FLITS] += 1
-            if count + 1 > stats[ST_PEAK]:
-                stats[ST_PEAK] = count + 1
-            if flit == 0:
-                switch.visits[d, VI_UPSTREAM] = i
-                if count == 0:
-                    try_start(machine, buffers, switch, packets, run, d)
-        else:
-            stats[ST_EJECTED] += 1
-            table[pkt, PK_EJECTED] += 1
-            if last:
-                at = t + params[PR_EJECT_DELAY]
-                port = _in_port(machine, i)
-                serial, row = log_copy(switch, packets, logs, params, i, pkt, node, port, at)
-                table[pkt, PK_COPIES] += 1
-                if o == output:
-                    if table[pkt, PK_DELIVERED] >= 0:
-                        stats[ST_ERROR] = ERR_TWICE
-                        stats[ST_ERROR_INPUT] = i
-                        return
-                    table[pkt, PK_DELIVERED] = at
-                # NP events are rare beside flits: their code stays out of line, called only when asked for
-                if table[pkt, PK_NOTIFY] & NOTIFY_DELIVERED != 0:
-                    np_copy(machine, switch, packets, logs, run, processor, i, pkt, node, port, at, serial, row)
-                if o == output and table[pkt, PK_NOTIFY] & NOTIFY_ARRIVED != 0:
-                    np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_ARRIVED,
-                              table[pkt, PK_SOURCE], at)
+    # the output, then (a tee) the ejection channel too: straight-line code for the common single output
+    _take_output(switch, base + output, pkt, ring_next(prow - base, span), t + k)
+    if output < ports:
+        if not _to_link(machine, buffers, switch, packets, logs, run, i, pkt, flit, last, t):
+            return
+    elif not _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, output, True, last, t):
+        return
+    if tee >= 0:
+        _take_output(switch, base + tee, pkt, ring_next(prow - base, span), t + k)
+        if not _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, tee, False, last, t):
+            return
     if last:
         action = ACT_FORWARDED
         if injection:
