@@ -672,6 +672,23 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
 
 
 @kernel_part
+def _request(machine, switch, run, i, prow, base, orow, n_out):
+    """Input i (physical input row prow of the node whose rows start at base) asks output row orow, which keeps
+    the asker first round from its pointer. Returns the count of outputs asked so far."""
+    out_choice = run.out_choice
+    held = out_choice[orow]
+    if held < 0:
+        run.touched_out[n_out] = orow
+        out_choice[orow] = i
+        return n_out + 1
+    span = machine.params[PR_PORTS] + machine.params[PR_NP_CHANNELS]
+    pointer = switch.ports[orow, PT_OUT_PTR]
+    if ring_distance(pointer, prow - base, span) < ring_distance(pointer, machine.input_row[held] - base, span):
+        out_choice[orow] = i
+    return n_out
+
+
+@kernel_part
 def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
     """One cycle of the separable input-first allocator (MODEL.md): each physical input picks one candidate VC
     round-robin, each output picks one of the inputs that asked for it round-robin (a teeing input asks its
@@ -720,25 +737,18 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
     # that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of
     # the other's outputs for ever
     n_out = 0
-    for rounds in range(2 if teeing else 1):
+    for k in range(n_in):
+        prow = run.touched_in[k]
+        i = in_choice[prow]
+        base = machine.input_node[i] * span
+        n_out = _request(machine, switch, run, i, prow, base, base + inputs[i, IN_OUT], n_out)
+    if teeing:
         for k in range(n_in):
             prow = run.touched_in[k]
             i = in_choice[prow]
             base = machine.input_node[i] * span
-            if rounds == 0:
-                orow = base + inputs[i, IN_OUT]
-            elif inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_OUT]] == i:
-                orow = base + inputs[i, IN_TEE]
-            else:
-                continue
-            held = out_choice[orow]
-            if held < 0:
-                run.touched_out[n_out] = orow
-                n_out += 1
-                out_choice[orow] = i
-            elif ring_distance(switch.ports[orow, PT_OUT_PTR], prow - base, span) < \
-                    ring_distance(switch.ports[orow, PT_OUT_PTR], machine.input_row[held] - base, span):
-                out_choice[orow] = i
+            if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_OUT]] == i:
+                n_out = _request(machine, switch, run, i, prow, base, base + inputs[i, IN_TEE], n_out)
     # every input is granted at the output it is bound to (a teeing input at its link, and only if its
     # ejection channel chose it too); an ejection channel whose choice is a teeing input sends nothing itself
     for k in range(n_out):
