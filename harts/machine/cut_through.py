@@ -219,7 +219,7 @@ class CutThroughSimulation(Simulation):
         kernel = compiled_kernel()
         loaded = time.perf_counter()
         horizon = max(source.horizon_cycles, 1)
-        slices = Slices(bpc, slice_cycles, int(S.NEVER))
+        slices = Slices(bpc, slice_cycles, int(S.NEVER), self.topology.n_nodes)
         params[S.PR_RUN_AHEAD] = 0 if observer is not None else 1
         bar = progress_bar(horizon) if progress else None
         arguments = (self.topology.offsets_function, self.program.procedure)

@@ -312,7 +312,7 @@ class FlitSimulation(Simulation):
         kernel = compiled_flit_kernel()
         loaded = time.perf_counter()
         horizon = max(source.horizon_cycles, 1)
-        slices = Slices(1, slice_cycles, int(S.NEVER))
+        slices = Slices(1, slice_cycles, int(S.NEVER), self.topology.n_nodes)
         bar = progress_bar(horizon) if progress else None
         arguments = (self.topology.offsets_function, self.program.procedure)
         try:

@@ -34,6 +34,10 @@ LOG_ROWS = 1 << 15  # delivery, packet and hop log rows between drains
 # run's length or speed; numba code does not see signals.
 SLICE_SECONDS = 0.2
 MIN_SLICE_CYCLES = 1000
+# node-cycles in the first slice, before the kernel's speed on the run is known: at most about 0.05 s at the rates
+# bench/ measures (the flit kernel's ~20 M router-cycles/s; the cut-through kernel's E-9 at load 0.5, ~30 M), so a
+# short run on a small network is one or two kernel calls rather than five doublings from MIN_SLICE_CYCLES
+FIRST_SLICE_NODE_CYCLES = 1_000_000
 SWITCHING_NAMES = {isa.SWITCHING_CUT_THROUGH: "cut_through", isa.SWITCHING_WORMHOLE: "wormhole",
                    isa.SWITCHING_CIRCUIT: "circuit"}
 
@@ -219,8 +223,8 @@ class Slices:
     """How much simulated time the kernel runs before it returns: about SLICE_SECONDS of wall time, resized
     after each slice from the time it took (or a fixed number of cycles)."""
 
-    def __init__(self, ticks_per_cycle: int, fixed_cycles: int | None, never: int):
-        self.ticks = ticks_per_cycle * (fixed_cycles or MIN_SLICE_CYCLES)
+    def __init__(self, ticks_per_cycle: int, fixed_cycles: int | None, never: int, nodes: int):
+        self.ticks = ticks_per_cycle * (fixed_cycles or max(MIN_SLICE_CYCLES, FIRST_SLICE_NODE_CYCLES // nodes))
         self.fixed = fixed_cycles is not None
         self.minimum = MIN_SLICE_CYCLES * ticks_per_cycle
         self.never = never
