@@ -229,12 +229,12 @@ class FlitSimulation(Simulation):
         slots[:, :, S.SL_FREED] = S.EARLY
         buffers = S.Buffers(slots)
         table = S.line_aligned((inputs_count, S.IN_COLUMNS))
-        for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE):
+        for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE, S.CX_PARK_NEXT):
             table[:, column] = -1
         visits = S.line_aligned((inputs_count, S.VI_COLUMNS))
         visits[:, [S.VI_UPSTREAM, S.VI_FIRST_OUT, S.VI_REFUSED_AT]] = -1
         port_rows = np.zeros((topo.n_nodes * span, S.PT_ROWS), np.int64)
-        port_rows[:, S.PT_LAST_PACKET] = -1
+        port_rows[:, [S.PT_LAST_PACKET, S.PT_PARKED]] = -1
         nodes = np.zeros((topo.n_nodes, S.ND_ROWS), np.int64)
         nodes[:, [S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL]] = -1
         nodes[:, S.ND_WAKE] = S.NEVER

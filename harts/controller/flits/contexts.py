@@ -7,8 +7,11 @@ from ..records import CONTENTION_QUEUED
 from .logs import contend
 from .pool import hold
 from .state import (
+    CX_DUE,
     CX_FREE_FROM,
     CX_IDLE,
+    CX_PARK_NEXT,
+    CX_PARKED,
     CX_PC,
     CX_PKT,
     CX_STATE,
@@ -29,10 +32,14 @@ from .state import (
     PR_NP_SEND,
     PR_PORTS,
     PR_VCS,
+    PT_PARKED,
     SL_FLIT,
     SL_PACKET,
     SL_USABLE,
+    ST_INSTRUCTIONS,
     ST_LAST_PROGRESS,
+    ST_PARKED,
+    ST_RAN_UP_TO,
     VI_ARRIVED,
     VI_BLOCKED_CREDIT,
     VI_BLOCKED_OUTPUT,
@@ -42,6 +49,7 @@ from .state import (
     VI_MARKED_BLOCKED,
     VI_REFUSED_AT,
     VI_VALUE_AT,
+    VI_WAITS_ON,
 )
 from .wheel import schedule
 
@@ -120,3 +128,36 @@ def enqueue(machine, buffers, switch, packets, run, pkt, node, t):
     nodes[node, ND_QUEUE_TAIL] = pkt
     run.stats[ST_LAST_PROGRESS] = t
     offer(machine, buffers, switch, packets, run, node)
+
+
+@kernel_part
+def park(switch, run, i, pc, c):
+    """Context i's forward at pc was refused at cycle c and says 'else: retry': rather than run it again every
+    cycle, the context waits on the output it was refused at (VI_WAITS_ON) until a VC of that port is freed."""
+    inputs = switch.inputs
+    inputs[i, CX_PC] = pc
+    inputs[i, CX_STATE] = CX_PARKED
+    inputs[i, CX_DUE] = c
+    row = switch.visits[i, VI_WAITS_ON]
+    inputs[i, CX_PARK_NEXT] = switch.ports[row, PT_PARKED]
+    switch.ports[row, PT_PARKED] = i
+    run.stats[ST_PARKED] += 1
+
+
+@kernel_part
+def unpark(switch, run, row, c):
+    """A VC of output row `row` was freed at cycle c: every context parked on it runs its forward again when it
+    would have retried it next, at c if its input comes later in this cycle's order (contexts run in input order),
+    else at c + 1; the retries it was spared, each refused, are counted as executed."""
+    inputs = switch.inputs
+    stats = run.stats
+    i = switch.ports[row, PT_PARKED]
+    switch.ports[row, PT_PARKED] = -1
+    while i >= 0:
+        following = inputs[i, CX_PARK_NEXT]
+        inputs[i, CX_PARK_NEXT] = -1
+        due = c if i > stats[ST_RAN_UP_TO] else c + 1
+        stats[ST_INSTRUCTIONS] += due - 1 - inputs[i, CX_DUE]
+        stats[ST_PARKED] -= 1
+        schedule(run, inputs, i, due)
+        i = following

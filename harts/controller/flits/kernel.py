@@ -29,7 +29,7 @@ from ..records import (
     TR_CREATE,
     VALUE_ALTERED,
 )
-from .contexts import enqueue, offer, try_start
+from .contexts import enqueue, offer, park, try_start
 from .heaps import pop, pop_birth
 from .logs import contend, log_copy, log_hop
 from .pool import release
@@ -149,9 +149,11 @@ from .state import (
     ST_NACKS,
     ST_NEXT_TRAFFIC,
     ST_NP_HEAP,
+    ST_PARKED,
     ST_PAUSED,
     ST_PEAK,
     ST_PHASE,
+    ST_RAN_UP_TO,
     ST_RANDOM,
     ST_TIME,
     ST_WHEEL_FROM,
@@ -246,12 +248,12 @@ def _visit(machine, switch, packets, logs, i, out_port, out_vc, last_in, last_ou
 
 
 @kernel_part
-def _abandon(machine, switch, packets, logs, j, c):
+def _abandon(machine, switch, packets, logs, run, j, c):
     """Input j lets go of the probe it forwarded (a nack, or the probe lost to a fault further on): its outputs
     are free, its context idle from c."""
     inputs = switch.inputs
     pkt = inputs[j, CX_PKT]
-    release_output(machine, switch, j)
+    release_output(machine, switch, run, j, c)
     inputs[j, CX_STATE] = CX_IDLE
     inputs[j, CX_FREE_FROM] = c
     inputs[j, CX_PKT] = -1
@@ -276,7 +278,7 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
     while j >= 0:
         _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], switch.visits[j, VI_ARRIVED],
                switch.visits[j, VI_FIRST_OUT] + params[PR_FLIT_CYCLES], ACT_NACKED)
-        _abandon(machine, switch, packets, logs, j, c)
+        _abandon(machine, switch, packets, logs, run, j, c)
         j = switch.visits[j, VI_UPSTREAM] if machine.injection[j] == 0 else -1
     table[pkt, PK_SENT] = 0
     table[pkt, PK_HOPS] = table[pkt, PK_HOPS_INHERITED]
@@ -365,6 +367,10 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
                 if code[isa.CODE_TARGET, pc] == isa.RETRY:
                     if switch.visits[i, VI_REFUSED_AT] < 0:
                         switch.visits[i, VI_REFUSED_AT] = c
+                    if code[isa.CODE_ARG, pc] != isa.VIA_ADAPTIVE:
+                        # one output was tried: nothing changes for the retry until a VC of it is freed
+                        park(switch, run, i, pc, c)
+                        return
                     c += 1
                 else:
                     pc = code[isa.CODE_TARGET, pc]
@@ -507,7 +513,7 @@ def _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
             upstream = switch.visits[j, VI_UPSTREAM] if machine.injection[j] == 0 else -1
             _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], switch.visits[j, VI_ARRIVED],
                    t + params[PR_FLIT_CYCLES], ACT_INJECTED if machine.injection[j] != 0 else ACT_FORWARDED)
-            _abandon(machine, switch, packets, logs, j, t)
+            _abandon(machine, switch, packets, logs, run, j, t)
             try_start(machine, buffers, switch, packets, run, j)
             j = upstream
         stats[ST_DROPS] += 1
@@ -661,7 +667,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
             action = ACT_TEED
         out_port = output if output < ports else -1
         _visit(machine, switch, packets, logs, i, out_port, inputs[i, IN_OVC], tail_in, t + k, action)
-        release_output(machine, switch, i)
+        release_output(machine, switch, run, i, t)
         if injection and table[pkt, PK_NOTIFY] & NOTIFY_SENT != 0:
             np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_SENT, node, t + k)
         inputs[i, CX_TAIL_AT] = t
@@ -844,17 +850,20 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
                 return
         # the contexts due at t, in input order
         take_from_heap(run, t)
+        stats[ST_RAN_UP_TO] = -1
         while True:
             i = next_due(run, t)
             if i < 0:
                 break
             if inputs[i, CX_STATE] != CX_RUN or inputs[i, CX_DUE] != t:
                 continue
+            stats[ST_RAN_UP_TO] = i
             _execute(machine, buffers, switch, packets, logs, run, i, t)
             if stats[ST_ERROR] != 0:
                 stats[ST_TIME] = t
                 return
         stats[ST_WHEEL_FROM] = t + 1
+        stats[ST_RAN_UP_TO] = KEY_SPAN
         _allocate(machine, buffers, switch, packets, logs, run, processor, t)
         stats[ST_CYCLES] += 1
         stats[ST_PHASE] = PHASE_ROOM
@@ -876,6 +885,10 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
                 following = min(following, run.birth_cycle[0])
             if stats[ST_NP_HEAP] > 0:
                 following = min(following, run.np_heap[0] // KEY_SPAN)
+            if stats[ST_PARKED] > 0:
+                # parked contexts would have retried every cycle: to the deadlock check, or past the last cycle
+                following = min(following, stats[ST_LAST_PROGRESS] + params[PR_DEADLOCK_CYCLES] + 1,
+                                max(t + 1, params[PR_LAST_CYCLE]))
             if following == NEVER:
                 stats[ST_TIME] = t
                 if stats[ST_IN_FLIGHT] != 0:

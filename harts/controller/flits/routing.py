@@ -6,6 +6,7 @@ from ...jit import kernel_part
 from .. import isa
 from ..conditions import compare
 from ..records import ROUTE_SEGMENTS
+from .contexts import unpark
 from .state import (
     CX_PKT,
     ERR_NO_LINK,
@@ -24,14 +25,17 @@ from .state import (
     PR_CLASS_SPLIT,
     PR_ESCAPES,
     PR_HALF,
+    PR_NP_CHANNELS,
     PR_PORTS,
     PR_SEGMENT_WORD,
     PR_SEGMENTS,
     PR_SETUP_RETRIES,
     PR_VCS,
     PR_WHOLE_AXIS,
+    PT_PARKED,
     ST_ACTIVE,
     ST_ERROR,
+    VI_WAITS_ON,
 )
 
 
@@ -126,7 +130,9 @@ def _take_port(machine, switch, packets, run, i, node, port, policy, c):
         run.stats[ST_ERROR] = ERR_NO_LINK
         return -2
     vc = _claim(machine, switch, packets, i, node, port, policy)
-    if vc >= 0:
+    if vc < 0:
+        switch.visits[i, VI_WAITS_ON] = node * (machine.params[PR_PORTS] + machine.params[PR_NP_CHANNELS]) + port
+    else:
         bind(machine, switch, run, i, port, vc, c)
         if machine.wraps[node, port] != 0:
             packets.table[switch.inputs[i, CX_PKT], PK_WRAPPED] |= 1 << machine.port_axis[port]
@@ -221,19 +227,24 @@ def condition(machine, packets, pkt, local, pc):
 
 
 @kernel_part
-def release_output(machine, switch, i):
-    """The input lets go of its output: the VC (a circuit: every VC of the port) is free again."""
+def release_output(machine, switch, run, i, c):
+    """The input lets go of its output at cycle c: the VC (a circuit: every VC of the port) is free again, and the
+    contexts parked on the port try for it."""
     params = machine.params
     inputs = switch.inputs
     output = inputs[i, IN_OUT]
     ports = params[PR_PORTS]
     vcs = params[PR_VCS]
     if output < ports:
-        base = (machine.input_node[i] * ports + output) * vcs
+        node = machine.input_node[i]
+        base = (node * ports + output) * vcs
         if params[PR_CIRCUIT] != 0:
             for vc in range(vcs):
                 switch.owner[base + vc] = -1
         else:
             switch.owner[base + inputs[i, IN_OVC]] = -1
+        row = node * (ports + params[PR_NP_CHANNELS]) + output
+        if switch.ports[row, PT_PARKED] >= 0:
+            unpark(switch, run, row, c)
     inputs[i, IN_OUT] = -1
     inputs[i, IN_TEE] = -1

@@ -37,12 +37,14 @@ CX_DUE = 11
 CX_FREE_FROM = 12  # cycle from which an idle context can start on the next packet
 CX_TAIL_AT = 13  # cycle the current packet's last flit was granted here, -1 before
 IN_OVC = 14  # the downstream VC it sends into
-IN_ROWS = 15
+CX_PARK_NEXT = 15  # CX_PARKED: the next context parked on the same output, -1 the last
+IN_ROWS = 16
 IN_COLUMNS = 16  # a row is padded to two whole cache lines
 
 CX_IDLE = 0
 CX_RUN = 1
 CX_WAIT_TAIL = 2
+CX_PARKED = 3  # a refused forward ('else: retry') waits for a VC of its output to be freed (MODEL.md)
 
 # ---- visits: per input, what the hop record and the contention certificate need of the packet it handles --------
 # (apart from the input rows, which the allocator reads every cycle, so that those stay two cache lines)
@@ -58,7 +60,8 @@ VI_BLOCKED_CREDIT = 8  # cycles a flit of it waited here for a slot another pack
 VI_OCCUPANCY = 9  # flit-cycles held (IN_COUNT summed over cycles, when counters are kept)
 VI_OCCUPANCY_AT = 10  # cycle VI_OCCUPANCY was last brought up to date
 VI_MARKED_BLOCKED = 11  # 1 once the packet has been marked blocked here (its record is touched once a visit)
-VI_ROWS = 12
+VI_WAITS_ON = 12  # the output row (port table) of the port its last forward was refused at
+VI_ROWS = 13
 VI_COLUMNS = 16  # padded to two whole cache lines
 
 # ---- buffer slots: per input, a ring of B flit slots ---------------------------------------------------------------
@@ -74,7 +77,8 @@ PT_OUT_PTR = 1  # output j: round-robin pointer over physical inputs
 PT_IN_PTR = 2  # input j: round-robin pointer over its VCs
 PT_FLITS = 3  # output j: flits sent through it
 PT_LAST_PACKET = 4  # output j: the packet record of the last flit granted through it
-PT_ROWS = 5
+PT_PARKED = 5  # output j: the first context parked until one of its VCs is freed (CX_PARK_NEXT), -1 none
+PT_ROWS = 6
 
 # ---- nodes: the network processor ------------------------------------------------------------------------------
 ND_QUEUE_HEAD = 0  # packets its NP made that no injection channel has taken yet, oldest first, -1 empty
@@ -166,7 +170,9 @@ ST_POOL_TOP = 35  # packet records from here up have never been used
 ST_WHEELED = 36  # bits set in the contexts' wheel (wheel.py)
 ST_WHEEL_SLOTS = 37  # bit s: wheel slot s has a bit set
 ST_WHEEL_FROM = 38  # the first cycle the wheel takes: the current one until its contexts have run, then the next
-ST_ROWS = 39
+ST_PARKED = 39  # contexts in CX_PARKED
+ST_RAN_UP_TO = 40  # in the current cycle, the contexts of inputs up to this one have run (-1 none yet, KEY_SPAN all)
+ST_ROWS = 41
 
 PHASE_ROOM = 0  # a new cycle: make sure the logs and pools have room for its contexts and grants
 PHASE_ARRIVALS = 1  # births, traffic and NP events of the cycle (each resumes where it paused)
