@@ -92,12 +92,16 @@ class Send:
 @dataclass
 class Trace:
     """Per packet uid: the cycle the NP has it, its creation cycle and its step; and every copy as
-    (uid, node, cycle), in the order the copies' last flits were consumed."""
+    (uid, node, cycle), in the order the copies' last flits were consumed. `instructions`: micro-instructions
+    executed, a refused forward once for every cycle it is tried; a wait_tail that finds the tail not yet
+    granted counts once when it stops there and once when it goes on (the polls between are the model's way
+    of waiting, not instructions)."""
 
     delivered: dict
     created: dict
     step: dict
     copies: list
+    instructions: int
 
 
 def zero_load_latency_wormhole(params, hops: int, flits: int) -> int:
@@ -231,6 +235,7 @@ class Context:
         self.owned = []  # output VCs (port, vc) this input owns
         self.tail_at = None  # cycle the packet's last flit was granted at this input
         self.probe_gone = False  # the probe was consumed here by ack or nack
+        self.waiting_for_tail = False  # its wait_tail stopped for the tail (counted once)
 
 
 def as_sends(packets) -> list[Send]:
@@ -344,6 +349,7 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
     events: dict = {}  # cycle -> [(node, serial, kind order, trigger, parent uid)]: the NPs' events of that cycle
     made: dict = {}  # uid -> serial: the order in which the NPs made the packets
     delivered, created, steps, copies = {}, {}, {}, []
+    instructions = 0
     event_order = {TRIGGER_COPY: 1, TRIGGER_SENT: 2, TRIGGER_DELIVERED: 5}  # the kernel's EVENT_* numbers
 
     def make(packet):
@@ -511,8 +517,11 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
 
     def execute(ctx, t):
         """One instruction at cycle t; True if it changed shared state (for deadlock detection)."""
+        nonlocal instructions
         col = code[ctx.pc]
         op, arg, target, cycles = col[isa.CODE_OP], col[isa.CODE_ARG], col[isa.CODE_TARGET], col[isa.CODE_CYCLES]
+        if not (op == isa.OP_WAIT_TAIL and ctx.waiting_for_tail):
+            instructions += 1
         packet, nxt, moved = ctx.packet, ctx.pc + 1, False
         if op in (isa.OP_WAIT_HEADER, isa.OP_WAIT):
             pass
@@ -539,7 +548,11 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         elif op == isa.OP_WAIT_TAIL:
             if ctx.tail_at is None:  # grants happen in step 2, so a tail granted at s is seen here at s + 1
                 ctx.due = t + 1
+                ctx.waiting_for_tail = True
                 return False
+            if ctx.waiting_for_tail:
+                ctx.waiting_for_tail = False
+                instructions += 1
             if params.immediate_turnaround:
                 cycles = 0
         elif op == isa.OP_DONE:
@@ -654,13 +667,14 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
                 return False
             assert flit.index == 0, "an idle input with a packet's body at its front"
             ctx.packet = flit.packet
-        ctx.due, ctx.tail_at, ctx.probe_gone = t, None, False
+        ctx.due, ctx.tail_at, ctx.probe_gone, ctx.waiting_for_tail = t, None, False, False
         ctx.pc = microprogram.entry_inject if ctx.injection else microprogram.entry_receive
         return True
 
     # ---- the cycles ---------------------------------------------------------------------------------------
     t, last_progress = 0, 0
-    while len(delivered) < len(all_packets):
+    # until every packet is delivered and every context has run its last instruction (its done)
+    while len(delivered) < len(all_packets) or any(c.packet is not None for c in contexts):
         if t > max_cycles:
             raise RuntimeError(f"the reference model did not finish within {max_cycles} cycles")
         active = any(c.packet is not None for c in contexts) or any(b.flits for b in buffers.values())
@@ -739,4 +753,4 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         per_packet[uid] = per_packet.get(uid, 0) + 1
     for uid, packet in all_packets.items():
         assert packet.ejected == packet.data_flits * per_packet[uid], f"packet {uid}: flits ejected != flits x copies"
-    return Trace(delivered, created, steps, copies)
+    return Trace(delivered, created, steps, copies, instructions)

@@ -672,6 +672,10 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
             np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_SENT, node, t + k)
         inputs[i, CX_TAIL_AT] = t
         if inputs[i, CX_STATE] == CX_WAIT_TAIL:
+            if t < inputs[i, CX_DUE]:
+                # the wait_tail, due after this grant, ran ahead of it: executed in its cycle it would have found
+                # the tail granted and gone on, so it did not wait, and counts once (when it runs again now)
+                stats[ST_INSTRUCTIONS] -= 1
             schedule(run, inputs, i, max(inputs[i, CX_DUE], t + 1))
         if output >= ports:
             release(packets, logs, pkt, t)  # the last flit is consumed where the packet ends
