@@ -1,8 +1,8 @@
 """The flit-level kernel: one loop over the cycles in which something can happen, in MODEL.md's order.
 
 Each cycle: sends born in it join their NP queues, the traffic created in it reaches its NPs, the NPs take
-the events due (running the NP program's procedure), contexts with an instruction due run it (the heap
-orders them by cycle, node and input), then the switch allocator grants at most one flit per physical input
+the events due (running the NP program's procedure), contexts with an instruction due run it (the timing
+wheel, wheel.py, gives them in input order), then the switch allocator grants at most one flit per physical input
 and per output. Cost follows the work: the allocator visits only bound inputs, contexts and NPs only run
 when due, and idle stretches with nothing bound are skipped. The loop returns to its caller to show
 progress (PR_PAUSE_AT), when a pool or log needs room (PAUSE_ROOM, before any work that could overflow it),
