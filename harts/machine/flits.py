@@ -313,6 +313,8 @@ class FlitSimulation(Simulation):
         loaded = time.perf_counter()
         horizon = max(source.horizon_cycles, 1)
         slices = Slices(1, slice_cycles, int(S.NEVER), self.topology.n_nodes)
+        # a traced run keeps every program counter where its cycle puts it
+        params[S.PR_RUN_AHEAD] = 0 if observer is not None else 1
         bar = progress_bar(horizon) if progress else None
         arguments = (self.topology.offsets_function, self.program.procedure)
         try:

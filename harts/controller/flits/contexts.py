@@ -3,15 +3,14 @@ buffer; an injection channel's takes the packet at the head of its node's NP que
 when their NP makes them (MODEL.md, Flow-controlled switching: a packet's life)."""
 
 from ...jit import kernel_part
+from .. import isa
 from ..records import CONTENTION_QUEUED
 from .logs import contend
 from .pool import hold
+from .routing import condition
 from .state import (
-    CX_DUE,
     CX_FREE_FROM,
     CX_IDLE,
-    CX_PARK_NEXT,
-    CX_PARKED,
     CX_PC,
     CX_PKT,
     CX_STATE,
@@ -31,15 +30,13 @@ from .state import (
     PR_NP_CHANNELS,
     PR_NP_SEND,
     PR_PORTS,
+    PR_RUN_AHEAD,
     PR_VCS,
-    PT_PARKED,
     SL_FLIT,
     SL_PACKET,
     SL_USABLE,
     ST_INSTRUCTIONS,
     ST_LAST_PROGRESS,
-    ST_PARKED,
-    ST_RAN_UP_TO,
     VI_ARRIVED,
     VI_BLOCKED_CREDIT,
     VI_BLOCKED_OUTPUT,
@@ -49,9 +46,28 @@ from .state import (
     VI_MARKED_BLOCKED,
     VI_REFUSED_AT,
     VI_VALUE_AT,
-    VI_WAITS_ON,
 )
 from .wheel import schedule
+
+
+@kernel_part
+def _private(op):
+    """Whether an instruction only moves the context's own pc (a flit-level wait_header never waits: the head is
+    at the front of the input when the context starts)."""
+    return op == isa.OP_BRANCH or op == isa.OP_JUMP or op == isa.OP_WAIT_HEADER or op == isa.OP_WAIT
+
+
+@kernel_part
+def private_step(machine, packets, pkt, local, pc):
+    """The pc after the private instruction at pc."""
+    code = machine.code
+    op = code[isa.CODE_OP, pc]
+    if op == isa.OP_BRANCH:
+        taken = condition(machine, packets, pkt, local, pc) != (code[isa.CODE_NEGATE, pc] != 0)
+        return code[isa.CODE_TARGET, pc] if taken else pc + 1
+    if op == isa.OP_JUMP:
+        return code[isa.CODE_TARGET, pc]
+    return pc + 1
 
 
 @kernel_part
@@ -100,6 +116,18 @@ def try_start(machine, buffers, switch, packets, run, i):
     switch.visits[i, VI_BLOCKED_OUTPUT] = 0
     switch.visits[i, VI_BLOCKED_CREDIT] = 0
     switch.visits[i, VI_MARKED_BLOCKED] = 0
+    pc = inputs[i, CX_PC]
+    if params[PR_RUN_AHEAD] != 0:
+        # the private instructions before its first shared one touch nothing shared: run now, with identical
+        # results, the context wakes once, for that one
+        code = machine.code
+        local = machine.injection[i] != 0
+        while _private(code[isa.CODE_OP, pc]):
+            run.stats[ST_INSTRUCTIONS] += 1
+            following = private_step(machine, packets, pkt, local, pc)
+            start += code[isa.CODE_CYCLES, pc]
+            pc = following
+        inputs[i, CX_PC] = pc
     schedule(run, inputs, i, start)
 
 
@@ -128,36 +156,3 @@ def enqueue(machine, buffers, switch, packets, run, pkt, node, t):
     nodes[node, ND_QUEUE_TAIL] = pkt
     run.stats[ST_LAST_PROGRESS] = t
     offer(machine, buffers, switch, packets, run, node)
-
-
-@kernel_part
-def park(switch, run, i, pc, c):
-    """Context i's forward at pc was refused at cycle c and says 'else: retry': rather than run it again every
-    cycle, the context waits on the output it was refused at (VI_WAITS_ON) until a VC of that port is freed."""
-    inputs = switch.inputs
-    inputs[i, CX_PC] = pc
-    inputs[i, CX_STATE] = CX_PARKED
-    inputs[i, CX_DUE] = c
-    row = switch.visits[i, VI_WAITS_ON]
-    inputs[i, CX_PARK_NEXT] = switch.ports[row, PT_PARKED]
-    switch.ports[row, PT_PARKED] = i
-    run.stats[ST_PARKED] += 1
-
-
-@kernel_part
-def unpark(switch, run, row, c):
-    """A VC of output row `row` was freed at cycle c: every context parked on it runs its forward again when it
-    would have retried it next, at c if its input comes later in this cycle's order (contexts run in input order),
-    else at c + 1; the retries it was spared, each refused, are counted as executed."""
-    inputs = switch.inputs
-    stats = run.stats
-    i = switch.ports[row, PT_PARKED]
-    switch.ports[row, PT_PARKED] = -1
-    while i >= 0:
-        following = inputs[i, CX_PARK_NEXT]
-        inputs[i, CX_PARK_NEXT] = -1
-        due = c if i > stats[ST_RAN_UP_TO] else c + 1
-        stats[ST_INSTRUCTIONS] += due - 1 - inputs[i, CX_DUE]
-        stats[ST_PARKED] -= 1
-        schedule(run, inputs, i, due)
-        i = following

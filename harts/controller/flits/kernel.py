@@ -29,12 +29,12 @@ from ..records import (
     TR_CREATE,
     VALUE_ALTERED,
 )
-from .contexts import enqueue, offer, park, try_start
+from .contexts import enqueue, offer, private_step, try_start
 from .heaps import pop, pop_birth
 from .logs import contend, log_copy, log_hop
 from .pool import release
 from .processor import np_copy, np_inject, np_notice, np_run
-from .routing import bind, condition, forward, release_output
+from .routing import bind, forward, release_output
 from .state import (
     CX_DUE,
     CX_FREE_FROM,
@@ -168,7 +168,7 @@ from .state import (
     VI_REFUSED_AT,
     VI_UPSTREAM,
 )
-from .wheel import next_due, next_wheel_cycle, schedule, take_from_heap
+from .wheel import next_due, next_wheel_cycle, park, schedule, take_from_heap
 
 # ---- buffers ----------------------------------------------------------------------------------------------------
 
@@ -324,12 +324,8 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
             schedule(run, inputs, i, c)
             return
         stats[ST_INSTRUCTIONS] += 1
-        if op == isa.OP_BRANCH:
-            taken = condition(machine, packets, pkt, local, pc) != (code[isa.CODE_NEGATE, pc] != 0)
-            pc = code[isa.CODE_TARGET, pc] if taken else pc + 1
-            c += cycles
-        elif op == isa.OP_JUMP:
-            pc = code[isa.CODE_TARGET, pc]
+        if op == isa.OP_BRANCH or op == isa.OP_JUMP:
+            pc = private_step(machine, packets, pkt, local, pc)
             c += cycles
         elif op == isa.OP_WAIT_TAIL:
             if inputs[i, CX_TAIL_AT] < 0:

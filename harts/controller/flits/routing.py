@@ -6,7 +6,6 @@ from ...jit import kernel_part
 from .. import isa
 from ..conditions import compare
 from ..records import ROUTE_SEGMENTS
-from .contexts import unpark
 from .state import (
     CX_PKT,
     ERR_NO_LINK,
@@ -37,6 +36,7 @@ from .state import (
     ST_ERROR,
     VI_WAITS_ON,
 )
+from .wheel import unpark
 
 
 @kernel_part

@@ -232,7 +232,8 @@ PR_WHOLE_AXIS = 33  # flow.dateline: 1, class 1 on every hop of an axis whose ro
 PR_IMMEDIATE_TURNAROUND = 34  # flow.context_turnaround: 1, wait_tail and done cost no cycle
 PR_INJECTION_VCS = 35  # J: injection contexts per NP channel
 PR_ALTERING = 36  # 1: some node alters the payloads it passes on (faults: alter)
-PR_ROWS = 37
+PR_RUN_AHEAD = 37  # 1: a starting context runs its first private instructions at once (0 while an observer traces pcs)
+PR_ROWS = 38
 
 # Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
 # table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it

@@ -1,6 +1,7 @@
-"""The contexts' timing wheel: which contexts have an instruction due in each of the next WHEEL cycles, as one
-bitmap over the inputs per cycle, so that a cycle's contexts come out in input order (the order MODEL.md runs
-them in) without sorting, and scheduling one is setting a bit.
+"""When contexts run. The timing wheel: which contexts have an instruction due in each of the next WHEEL cycles,
+as one bitmap over the inputs per cycle, so that a cycle's contexts come out in input order (the order MODEL.md
+runs them in) without sorting, and scheduling one is setting a bit. And the contexts parked on an output until
+one of its VCs is freed (a refused 'else: retry' forward), woken when they would have tried again.
 
 A cycle's bitmap has two levels (a bit per input, and a bit per non-empty word of those), so that taking the
 lowest input costs two bit scans however large the network. A context due WHEEL cycles or more ahead waits in
@@ -16,14 +17,22 @@ from ...jit import kernel_part
 from .heaps import pop, push
 from .state import (
     CX_DUE,
+    CX_PARK_NEXT,
+    CX_PARKED,
+    CX_PC,
     CX_RUN,
     CX_STATE,
     KEY_SPAN,
+    PT_PARKED,
     ST_HEAP,
+    ST_INSTRUCTIONS,
+    ST_PARKED,
+    ST_RAN_UP_TO,
     ST_TIME,
     ST_WHEEL_FROM,
     ST_WHEEL_SLOTS,
     ST_WHEELED,
+    VI_WAITS_ON,
     WHEEL,
 )
 
@@ -108,3 +117,36 @@ def next_wheel_cycle(run, t, never):
     r = (t + 1) & _MASK
     turned = ((slots >> r) | (slots << (WHEEL - r))) & ((1 << WHEEL) - 1)
     return t + 1 + trailing_zeros(turned)
+
+
+@kernel_part
+def park(switch, run, i, pc, c):
+    """Context i's forward at pc was refused at cycle c and says 'else: retry': rather than run it again every
+    cycle, the context waits on the output it was refused at (VI_WAITS_ON) until a VC of that port is freed."""
+    inputs = switch.inputs
+    inputs[i, CX_PC] = pc
+    inputs[i, CX_STATE] = CX_PARKED
+    inputs[i, CX_DUE] = c
+    row = switch.visits[i, VI_WAITS_ON]
+    inputs[i, CX_PARK_NEXT] = switch.ports[row, PT_PARKED]
+    switch.ports[row, PT_PARKED] = i
+    run.stats[ST_PARKED] += 1
+
+
+@kernel_part
+def unpark(switch, run, row, c):
+    """A VC of output row `row` was freed at cycle c: every context parked on it runs its forward again when it
+    would have retried it next, at c if its input comes later in this cycle's order (contexts run in input order),
+    else at c + 1; the retries it was spared, each refused, are counted as executed."""
+    inputs = switch.inputs
+    stats = run.stats
+    i = switch.ports[row, PT_PARKED]
+    switch.ports[row, PT_PARKED] = -1
+    while i >= 0:
+        following = inputs[i, CX_PARK_NEXT]
+        inputs[i, CX_PARK_NEXT] = -1
+        due = c if i > stats[ST_RAN_UP_TO] else c + 1
+        stats[ST_INSTRUCTIONS] += due - 1 - inputs[i, CX_DUE]
+        stats[ST_PARKED] -= 1
+        schedule(run, inputs, i, due)
+        i = following
