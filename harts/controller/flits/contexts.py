@@ -51,7 +51,7 @@ from .wheel import schedule
 
 
 @kernel_part
-def _private(op):
+def is_private(op):
     """Whether an instruction only moves the context's own pc (a flit-level wait_header never waits: the head is
     at the front of the input when the context starts)."""
     return op == isa.OP_BRANCH or op == isa.OP_JUMP or op == isa.OP_WAIT_HEADER or op == isa.OP_WAIT
@@ -122,7 +122,7 @@ def try_start(machine, buffers, switch, packets, run, i):
         # results, the context wakes once, for that one
         code = machine.code
         local = machine.injection[i] != 0
-        while _private(code[isa.CODE_OP, pc]):
+        while is_private(code[isa.CODE_OP, pc]):
             run.stats[ST_INSTRUCTIONS] += 1
             following = private_step(machine, packets, pkt, local, pc)
             start += code[isa.CODE_CYCLES, pc]

@@ -29,7 +29,7 @@ from ..records import (
     TR_CREATE,
     VALUE_ALTERED,
 )
-from .contexts import enqueue, offer, private_step, try_start
+from .contexts import enqueue, is_private, offer, private_step, try_start
 from .heaps import pop, pop_birth
 from .logs import contend, log_copy, log_hop
 from .pool import release
@@ -129,7 +129,6 @@ from .state import (
     ST_ACTIVE,
     ST_BIRTHS,
     ST_CORRUPTED,
-    ST_CYCLES,
     ST_DELIVERIES,
     ST_DROPS,
     ST_EJECTED,
@@ -324,7 +323,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
             schedule(run, inputs, i, c)
             return
         stats[ST_INSTRUCTIONS] += 1
-        if op == isa.OP_BRANCH or op == isa.OP_JUMP:
+        if is_private(op):
             pc = private_step(machine, packets, pkt, local, pc)
             c += cycles
         elif op == isa.OP_WAIT_TAIL:
@@ -399,9 +398,6 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
             release(packets, logs, pkt, c)
             try_start(machine, buffers, switch, packets, run, i)
             return
-        else:  # wait_header, wait: the head is already here
-            pc += 1
-            c += cycles
 
 
 @kernel_part
@@ -865,7 +861,6 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
         stats[ST_WHEEL_FROM] = t + 1
         stats[ST_RAN_UP_TO] = KEY_SPAN
         _allocate(machine, buffers, switch, packets, logs, run, processor, t)
-        stats[ST_CYCLES] += 1
         stats[ST_PHASE] = PHASE_ROOM
         if stats[ST_ERROR] != 0:
             stats[ST_TIME] = t

@@ -144,7 +144,6 @@ def unpark(switch, run, row, c):
     switch.ports[row, PT_PARKED] = -1
     while i >= 0:
         following = inputs[i, CX_PARK_NEXT]
-        inputs[i, CX_PARK_NEXT] = -1
         due = c if i > stats[ST_RAN_UP_TO] else c + 1
         stats[ST_INSTRUCTIONS] += due - 1 - inputs[i, CX_DUE]
         stats[ST_PARKED] -= 1
