@@ -19,7 +19,7 @@ import numpy as np
 from ..controller import records as R
 from ..errors import InputError, SimulationError
 from ..machine.config import Config
-from ..machine.results import Result
+from ..machine.results import Result, earliest_wait
 from ..machine.simulation import Simulation
 from ..machine.traffic import Traffic, build_traffic
 from ..np import (
@@ -87,13 +87,11 @@ class PlanRun:
     def first_contention(self) -> dict | None:
         """The earliest wait of any of the broadcast's own packets, or None."""
         pl = self.result.packets
-        own = np.nonzero((pl[R.PL_UID] >= R.NP_UID_BASE) & (pl[R.PL_CONTENDED_KIND] != 0))[0]
-        if not len(own):
+        wait = earliest_wait(pl[:, pl[R.PL_UID] >= R.NP_UID_BASE])
+        if wait is None:
             return None
-        first = own[np.lexsort((pl[R.PL_UID, own], pl[R.PL_CONTENDED_AT, own]))[0]]
-        return {"uid": int(pl[R.PL_UID, first]), "node": int(pl[R.PL_CONTENDED_NODE, first]),
-                "cycle": int(pl[R.PL_CONTENDED_AT, first]) - self.start,
-                "kind": R.CONTENTION_NAMES[int(pl[R.PL_CONTENDED_KIND, first])]}
+        tick, uid, node, mark = wait
+        return {"uid": uid, "node": node, "cycle": tick - self.start, "kind": R.CONTENTION_NAMES[mark]}
 
     def summary(self) -> dict:
         topology = self.plan.topology

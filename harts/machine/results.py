@@ -62,9 +62,27 @@ def earliest_wait(packets: np.ndarray) -> tuple[int, int, int, int] | None:
     waited = np.flatnonzero(packets[R.PL_CONTENDED_KIND] != 0)
     if len(waited) == 0:
         return None
-    first = waited[np.lexsort((packets[R.PL_UID, waited], packets[R.PL_CONTENDED_AT, waited]))[0]]
+    at = packets[R.PL_CONTENDED_AT, waited]
+    earliest = waited[at == at.min()]
+    first = earliest[np.argmin(packets[R.PL_UID, earliest])]  # uids are unique: no further tie
     return tuple(int(packets[row, first]) for row in (R.PL_CONTENDED_AT, R.PL_UID, R.PL_CONTENDED_NODE,
                                                        R.PL_CONTENDED_KIND))
+
+
+def latency_counts(latency: np.ndarray) -> dict[int, int]:
+    """{latency: how many} of an int64 array. A count per tick of the array's range when that range is not much
+    larger than the array (linear time, where sorting is n log n), else by sorting."""
+    if latency.size == 0:
+        return {}
+    low = int(latency.min())
+    if int(latency.max()) - low > 4 * latency.size + 1024:
+        values, counts = np.unique(latency, return_counts=True)
+    else:
+        counts = np.bincount(latency - low)
+        values = np.flatnonzero(counts)
+        counts = counts[values]
+        values += low
+    return dict(zip(values.tolist(), counts.tolist()))
 
 
 def describe_wait(wait: tuple[int, int, int, int] | None, ticks_per_cycle: int, start: int = 0) -> dict | None:
@@ -119,8 +137,7 @@ class Recorder:
         latency = deliveries[R.DL_TICK, measured] - deliveries[R.DL_CREATE, measured]
         t.measured += int(measured.sum())
         t.latency_sum += int(latency.sum())
-        values, counts = np.unique(latency, return_counts=True)
-        t.latencies.update(dict(zip(values.tolist(), counts.tolist())))
+        t.latencies.update(latency_counts(latency))
         unicast = (packets[R.PL_UID] < NP_UID_BASE) & (packets[R.PL_ROUTE] == R.ROUTE_DESTINATION)
         t.unicast_packets += int(unicast.sum())
         t.unicast_hops += int(packets[R.PL_HOPS, unicast].sum())
