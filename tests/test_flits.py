@@ -205,3 +205,13 @@ def test_injection_vcs_let_a_packet_leave_beside_one_that_waits(injection_vcs):
         # the 16 flits cross node 1 at 6..21, so +x is free from 22: the 8 flits leave at 22..29, wait_tail at
         # 30, done at 31, and the queued packet starts at 32 (ready since 6) and takes lone - n_s from there
         assert delivered[2] == 32 + lone - f.np_send
+
+
+def test_a_router_of_more_than_64_physical_ports_is_refused_in_one_line():
+    """The allocator keeps a router's physical inputs and outputs as bits of one word: 17 dimensions give 34 link
+    ports, and all-port NP channels 34 more."""
+    config = defaults().with_values(topology={"kind": "mesh", "dims": [2] * 17}, microcode="wormhole",
+                                    flow__np_channels=0)
+    with pytest.raises(InputError) as caught:
+        Simulation(config)
+    assert "34 link ports and 34 NP channels" in str(caught.value) and "\n" not in str(caught.value)

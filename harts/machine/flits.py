@@ -106,6 +106,10 @@ class FlitSimulation(Simulation):
             raise config.error("flow.np_channels", f"'flow.np_channels' ({channels}) must be at most the "
                                                    f"{ports} ports of a node (0: all of them)")
         self.params = replace(FlitParams.from_config(config), np_channels=channels or ports)
+        if ports + self.params.np_channels > 64:
+            # the allocator keeps a router's physical inputs and outputs as bits of one word
+            raise config.error("flow.np_channels", f"{ports} link ports and {self.params.np_channels} NP channels "
+                                                   f"a node: the flit-level kernel takes at most 64 together")
         vcs = self.params.virtual_channels
         inputs = nodes * (ports * vcs + self.params.np_channels * self.params.injection_vcs)
         if inputs >= S.KEY_SPAN:
@@ -254,8 +258,8 @@ class FlitSimulation(Simulation):
         run = S.Run(stats, np.zeros(S.WHEEL * bitmap_words, np.int64), np.zeros(S.WHEEL * summary_words, np.int64),
                     np.zeros(4 * inputs_count + 16, np.int64), np.zeros(4 * topo.n_nodes + 64, np.int64),
                     np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64),
-                    np.zeros(inputs_count, np.int64), np.full(rows, -1, np.int64), np.full(rows, -1, np.int64),
-                    np.zeros(rows, np.int64), np.zeros(2 * rows, np.int64))
+                    np.zeros(bitmap_words, np.int64), np.zeros(summary_words, np.int64), np.full(rows, -1, np.int64),
+                    np.full(rows, -1, np.int64))
         logs = R.Logs(stats, np.zeros((R.DL_ROWS, LOG_ROWS), np.int64), np.zeros((LOG_ROWS, max(words, 1)), np.int64),
                       np.zeros((R.PL_ROWS, LOG_ROWS), np.int64),
                       np.zeros((R.HR_ROWS, LOG_ROWS if hops else 0), np.int64))

@@ -10,6 +10,8 @@ when the traffic table is used up and more follows (PAUSE_TRAFFIC), when everyth
 error; calling it again resumes exactly where it stopped.
 """
 
+from numba.cpython.unsafe.numbers import trailing_zeros
+
 from ...jit import kernel_call, kernel_entry, kernel_part
 from ...np.program import EVENT_ARRIVED, EVENT_SENT
 from .. import isa
@@ -51,11 +53,11 @@ from .state import (
     ERR_OVERFLOW,
     ERR_STALLED,
     ERR_TWICE,
-    IN_ACTIVE,
     IN_BOUND_FROM,
     IN_COUNT,
     IN_DOWN,
     IN_FIRST,
+    IN_LISTED,
     IN_OUT,
     IN_OVC,
     IN_TEE,
@@ -674,46 +676,122 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
 
 
 @kernel_part
-def _request(machine, switch, run, i, prow, base, orow, n_out):
-    """Input i (physical input row prow of the node whose rows start at base) asks output row orow, which keeps
-    the asker first round from its pointer. Returns the count of outputs asked so far."""
+def _request(machine, switch, run, i, prow, base, orow):
+    """Input i (physical input row prow of the router whose rows start at base) asks output row orow, which keeps
+    the asker first round from its pointer."""
     out_choice = run.out_choice
     held = out_choice[orow]
     if held < 0:
-        run.touched_out[n_out] = orow
         out_choice[orow] = i
-        return n_out + 1
+        return
     span = machine.params[PR_PORTS] + machine.params[PR_NP_CHANNELS]
     pointer = switch.ports[orow, PT_OUT_PTR]
     if ring_distance(pointer, prow - base, span) < ring_distance(pointer, machine.input_row[held] - base, span):
         out_choice[orow] = i
-    return n_out
+
+
+@kernel_part
+def _switch(machine, buffers, switch, packets, logs, run, processor, base, picked, teeing, t):
+    """The outputs of one router (its rows from base) pick among the inputs its physical inputs picked
+    (run.in_choice; bit p of `picked`: row base + p picked one), and the winners are granted in physical input
+    order. Outputs pick in two rounds: every input asks its output (a teeing input its link); then a teeing input
+    that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of the other's
+    outputs for ever. A teeing input is granted only if both picked it. A lone pick wins its outputs unopposed.
+    (One call of _grant, which inlines much: a second would make the loop's code larger and slower.)"""
+    inputs = switch.inputs
+    in_choice = run.in_choice
+    out_choice = run.out_choice
+    lone = picked & (picked - 1) == 0
+    asked = 0  # bit o: output row base + o was asked
+    if not lone:
+        m = picked
+        while m != 0:
+            prow = base + trailing_zeros(m)
+            m &= m - 1
+            i = in_choice[prow]
+            _request(machine, switch, run, i, prow, base, base + inputs[i, IN_OUT])
+            asked |= 1 << inputs[i, IN_OUT]
+        if teeing:
+            m = picked
+            while m != 0:
+                prow = base + trailing_zeros(m)
+                m &= m - 1
+                i = in_choice[prow]
+                if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_OUT]] == i:
+                    _request(machine, switch, run, i, prow, base, base + inputs[i, IN_TEE])
+                    asked |= 1 << inputs[i, IN_TEE]
+    m = picked
+    while m != 0:
+        prow = base + trailing_zeros(m)
+        m &= m - 1
+        i = in_choice[prow]
+        in_choice[prow] = -1
+        tee = inputs[i, IN_TEE]
+        if lone or (out_choice[base + inputs[i, IN_OUT]] == i and (tee < 0 or out_choice[base + tee] == i)):
+            _grant(machine, buffers, switch, packets, logs, run, processor, i, t)
+            if run.stats[ST_ERROR] != 0:
+                return
+        else:
+            _held(machine, packets, switch, i, CANDIDATE, t)
+    while asked != 0:
+        out_choice[base + trailing_zeros(asked)] = -1
+        asked &= asked - 1
 
 
 @kernel_part
 def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
-    """One cycle of the separable input-first allocator (MODEL.md): each physical input picks one candidate VC
-    round-robin, each output picks one of the inputs that asked for it round-robin (a teeing input asks its
-    link output and its ejection output, and needs both), the winners are granted. A packet whose flit was
-    ready but waited for another packet's (a link, a credit, the switch) is marked blocked."""
+    """One cycle of the separable input-first allocator (MODEL.md), router by router in node order (routers do not
+    affect each other within a cycle: a granted flit lands and a freed slot's credit arrives in a later cycle, and
+    VCs are owned per router): each physical input picks one candidate VC round-robin, then the router's outputs
+    pick (_switch). A packet whose flit was ready but waited for another packet's (a link, a credit, the switch) is
+    marked blocked. The bound inputs come from their bitmap in input order, so a router's come together."""
     params = machine.params
     inputs = switch.inputs
-    ports = params[PR_PORTS]
-    span = ports + params[PR_NP_CHANNELS]
     vcs = params[PR_VCS]
+    span = params[PR_PORTS] + params[PR_NP_CHANNELS]
     stats = run.stats
     in_choice = run.in_choice
-    out_choice = run.out_choice
-    n_in = 0
-    kept = 0
+    tops = run.bound_top.shape[0]
+    s = -1  # the bitmap walk: summary word s, its bits still to visit (top), bitmap word `word` and its bits
+    top = 0
+    word = 0
+    bits = 0
+    node = -1
+    base = 0  # node * span: the router's first physical row
+    picked = 0  # bit p: physical input base + p of `node` picked a VC
     teeing = False
-    for k in range(stats[ST_ACTIVE]):
-        i = run.active[k]
-        if inputs[i, IN_OUT] < 0:
-            inputs[i, IN_ACTIVE] = 0
-            continue
-        run.active[kept] = i
-        kept += 1
+    while True:
+        while bits == 0 and (top != 0 or s + 1 < tops):
+            if top == 0:
+                s += 1
+                top = run.bound_top[s]
+                continue
+            word = (s << 6) + trailing_zeros(top)
+            top &= top - 1
+            bits = run.bound_bits[word]
+        i = -1  # past the last bound input: the last router's outputs still pick
+        if bits != 0:
+            i = (word << 6) + trailing_zeros(bits)
+            bits &= bits - 1
+            if inputs[i, IN_OUT] < 0:  # unbound since: off the bitmap
+                inputs[i, IN_LISTED] = 0
+                run.bound_bits[word] &= ~(1 << (i & 63))
+                if run.bound_bits[word] == 0:
+                    run.bound_top[s] &= ~(1 << (word & 63))
+                stats[ST_ACTIVE] -= 1
+                continue
+        at = machine.input_node[i] if i >= 0 else -1
+        if at != node or i < 0:
+            if picked != 0:
+                _switch(machine, buffers, switch, packets, logs, run, processor, base, picked, teeing, t)
+                if stats[ST_ERROR] != 0:
+                    return
+            if i < 0:
+                return
+            node = at
+            base = node * span
+            picked = 0
+            teeing = False
         status = _candidate(machine, buffers, switch, packets, i, t)
         if status != CANDIDATE:
             if status >= HELD_OUTPUT:
@@ -723,9 +801,8 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
         prow = machine.input_row[i]
         held = in_choice[prow]
         if held < 0:
-            run.touched_in[n_in] = prow
-            n_in += 1
             in_choice[prow] = i
+            picked |= 1 << (prow - base)
             continue
         ring = params[PR_INJECTION_VCS] if machine.injection[i] != 0 else vcs
         pointer = switch.ports[prow, PT_IN_PTR]
@@ -734,45 +811,6 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
             _held(machine, packets, switch, held, CANDIDATE, t)
         else:
             _held(machine, packets, switch, i, CANDIDATE, t)
-    stats[ST_ACTIVE] = kept
-    # outputs pick in two rounds: every input asks its output (a teeing input its link); then a teeing input
-    # that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of
-    # the other's outputs for ever
-    n_out = 0
-    for k in range(n_in):
-        prow = run.touched_in[k]
-        i = in_choice[prow]
-        base = machine.input_node[i] * span
-        n_out = _request(machine, switch, run, i, prow, base, base + inputs[i, IN_OUT], n_out)
-    if teeing:
-        for k in range(n_in):
-            prow = run.touched_in[k]
-            i = in_choice[prow]
-            base = machine.input_node[i] * span
-            if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_OUT]] == i:
-                n_out = _request(machine, switch, run, i, prow, base, base + inputs[i, IN_TEE], n_out)
-    # every input is granted at the output it is bound to (a teeing input at its link, and only if its
-    # ejection channel chose it too); an ejection channel whose choice is a teeing input sends nothing itself
-    for k in range(n_out):
-        orow = run.touched_out[k]
-        i = out_choice[orow]
-        base = machine.input_node[i] * span
-        if orow != base + inputs[i, IN_OUT]:
-            continue
-        if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_TEE]] != i:
-            continue
-        in_choice[machine.input_row[i]] = -1  # granted: what is left in in_choice lost the switch
-        _grant(machine, buffers, switch, packets, logs, run, processor, i, t)
-        if stats[ST_ERROR] != 0:
-            return
-    for k in range(n_in):
-        prow = run.touched_in[k]
-        i = in_choice[prow]
-        if i >= 0:
-            in_choice[prow] = -1
-            _held(machine, packets, switch, i, CANDIDATE, t)
-    for k in range(n_out):
-        out_choice[run.touched_out[k]] = -1
 
 
 # ---- the loop ------------------------------------------------------------------------------------------------------
@@ -933,7 +971,7 @@ def _signature():
     bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
                        two),
                Buffers(np.zeros((1, 1, 1), np.int64)), Switch(two, two, one, two, two, two), Packets(two, two, two),
-               Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one, one, one),
+               Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -10,9 +10,9 @@ from .state import (
     CX_PKT,
     ERR_NO_LINK,
     ERR_NO_ROUTE,
-    IN_ACTIVE,
     IN_BOUND_FROM,
     IN_DOWN,
+    IN_LISTED,
     IN_OUT,
     IN_OVC,
     IN_TEE,
@@ -49,9 +49,11 @@ def bind(machine, switch, run, i, output, vc, c):
     down = machine.downstream[machine.input_node[i] * ports + output] if output < ports else -1
     inputs[i, IN_DOWN] = down + vc if down >= 0 else -1
     inputs[i, IN_BOUND_FROM] = c
-    if inputs[i, IN_ACTIVE] == 0:
-        inputs[i, IN_ACTIVE] = 1
-        run.active[run.stats[ST_ACTIVE]] = i
+    if inputs[i, IN_LISTED] == 0:
+        inputs[i, IN_LISTED] = 1
+        word = i >> 6
+        run.bound_bits[word] |= 1 << (i & 63)
+        run.bound_top[word >> 6] |= 1 << (word & 63)
         run.stats[ST_ACTIVE] += 1
 
 

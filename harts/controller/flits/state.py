@@ -30,7 +30,7 @@ IN_TEE = 6  # the ejection output a teed input also sends every flit to (P + c),
 IN_WAIT_FOR = 7  # input it was last seen waiting for (a full downstream VC, or a VC's owner), -1
 # (the eight above are what the allocator reads of an input, and of the input downstream, every cycle: its
 # first cache line; the context's own fields follow)
-IN_ACTIVE = 8  # 1 while in the active list (bound)
+IN_LISTED = 8  # 1 while its bit is set in the bitmap of bound inputs (Run.bound_bits)
 CX_STATE = 9  # CX_IDLE, CX_RUN (an instruction is due at CX_DUE), CX_WAIT_TAIL
 CX_PC = 10
 CX_DUE = 11
@@ -139,7 +139,7 @@ ST_NEXT_TRAFFIC = 4  # first record of the traffic table not yet handed to its N
 ST_PAUSED = 5  # PAUSE_*
 ST_LAST_PROGRESS = 6
 ST_GRANTS = 7  # flits granted anywhere
-ST_ACTIVE = 8  # inputs in the active list
+ST_ACTIVE = 8  # inputs in the bitmap of bound inputs
 ST_HEAP = 9  # entries in the context heap
 ST_INSTRUCTIONS = 10
 ST_RAN_UP_TO = 11  # in the current cycle, the contexts of inputs up to this one have run (-1 none yet, KEY_SPAN all)
@@ -253,11 +253,12 @@ Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "vis
 Packets = namedtuple("Packets", ["table", "header", "origin_header"])
 # wheel_bits, wheel_top: the contexts' wheel, per slot a bitmap over the inputs and its summary (wheel.py);
 # heap: keys due * KEY_SPAN + input of contexts due beyond the wheel; np_heap:
-# wake * KEY_SPAN + node; births: (cycle, uid, record) of sends that join their NP queue later; active: the
-# bound inputs; scratch: per physical port, the allocator's choices in one cycle (-1 none), and the list of
-# those touched
+# wake * KEY_SPAN + node; births: (cycle, uid, record) of sends that join their NP queue later; bound_bits,
+# bound_top: the bound inputs, a bitmap over the inputs and its summary (as a wheel slot's), so that the allocator
+# takes them router by router; in_choice, out_choice: per physical port, the allocator's choices in one cycle
+# (-1 none)
 Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", "birth_cycle", "birth_uid",
-                         "birth_record", "active", "in_choice", "out_choice", "touched_in", "touched_out"])
+                         "birth_record", "bound_bits", "bound_top", "in_choice", "out_choice"])
 
 
 CACHE_LINE = 64  # bytes
