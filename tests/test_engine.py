@@ -1,5 +1,6 @@
 """The cycle-level engine against closed forms, byte counts and its own invariants."""
 
+from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -9,6 +10,7 @@ from harts.controller import records as R
 from harts.controller import state as S
 from harts.errors import SimulationError
 from harts.machine.config import load_config
+from harts.machine.results import earliest_wait, latency_counts
 from harts.machine.simulation import Simulation
 from harts.machine.traffic import unicast, worms
 from harts.tools.calibrate import calibrate
@@ -233,3 +235,22 @@ def test_running_in_slices_gives_the_same_result():
     sliced = Simulation(cfg).run(progress=True, slice_cycles=7)
     assert np.array_equal(whole.deliveries, sliced.deliveries)
     assert whole.ticks == sliced.ticks
+
+
+@pytest.mark.parametrize("spread", [10, 10**9])
+def test_latency_counts_are_those_of_counting_one_by_one(spread):
+    """Both ways of counting (a count per tick of a narrow range, sorting a wide one) give collections.Counter's."""
+    latency = np.random.default_rng(spread).integers(7, 7 + spread, 5000)
+    assert latency_counts(latency) == dict(Counter(latency.tolist()))
+    assert latency_counts(latency[:0]) == {}
+
+
+def test_the_earliest_wait_is_the_lowest_tick_then_the_lowest_uid():
+    packets = np.zeros((R.PL_ROWS, 5), np.int64)
+    packets[R.PL_UID] = [40, 30, 20, 10, 50]
+    packets[R.PL_CONTENDED_AT] = [9, 7, 7, 3, 2]
+    packets[R.PL_CONTENDED_NODE] = [1, 2, 3, 4, 5]
+    packets[R.PL_CONTENDED_KIND] = [R.CONTENTION_QUEUED, R.CONTENTION_STORED, R.CONTENTION_RETRIED, 0, 0]
+    assert earliest_wait(packets) == (7, 20, 3, R.CONTENTION_RETRIED)
+    packets[R.PL_CONTENDED_KIND] = 0
+    assert earliest_wait(packets) is None

@@ -697,7 +697,7 @@ def _switch(machine, buffers, switch, packets, logs, run, processor, base, picke
     order. Outputs pick in two rounds: every input asks its output (a teeing input its link); then a teeing input
     that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of the other's
     outputs for ever. A teeing input is granted only if both picked it. A lone pick wins its outputs unopposed.
-    (One call of _grant, which inlines much: a second would make the loop's code larger and slower.)"""
+    (_grant inlines much, so it has this one call site.)"""
     inputs = switch.inputs
     in_choice = run.in_choice
     out_choice = run.out_choice
