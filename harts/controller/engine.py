@@ -20,12 +20,10 @@ from .state import (
     PAUSE_ROOM,
     PAUSE_SLICE,
     PAUSE_TRAFFIC,
-    PR_BUS_INTERFACES,
     PR_DEADLOCK_TICKS,
     PR_HOP_LOG,
     PR_LAST_TICK,
     PR_PAUSE_AT,
-    PR_PORTS,
     PR_ROOM,
     PR_TRAFFIC_MORE,
     ST_DELIVERIES,
@@ -63,7 +61,6 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
     stats = logs.stats
     room = params[PR_ROOM]
     n_traffic = traffic.shape[1]
-    per_node = params[PR_PORTS] + params[PR_BUS_INTERFACES] + 1
     stats[ST_PAUSED] = PAUSE_NONE
     if stats[ST_STARTED] == 0:
         begin_tick(clock, stats, stats[ST_TIME])
@@ -84,21 +81,19 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
             e = peek_due(clock, stats)
             if e < 0:
                 break
-            # the id's node and slot (clock.py's numbering), computed: read from a table they were a cache miss
-            # per event on E-41 (10% of the profile's samples)
-            v = e // per_node
-            slot = e - v * per_node
+            owner = clock.owner[e]
             # an NP may run a procedure for every event in its inbox now: make sure they all fit
-            need = room * max(1, np_inbox_length(controller.node, processor.events, v)) if slot == 0 else room
+            need = room * max(1, np_inbox_length(controller.node, processor.events, -1 - owner)) if owner < 0 \
+                else room
             if not _room_for(logs, params, need, room):
                 stats[ST_PAUSED] = PAUSE_ROOM
                 return
             take_due(clock, stats, e)
             stats[ST_EVENTS] += 1
-            if slot == 0:
-                np_run(offsets, procedure, machine, controller, packets, logs, clock, processor, v, c)
+            if owner < 0:
+                np_run(offsets, procedure, machine, controller, packets, logs, clock, processor, -1 - owner, c)
             else:
-                proceed(machine, controller, packets, logs, clock, processor, e - v - 1, v, c)
+                proceed(machine, controller, packets, logs, clock, processor, owner, e - owner - 1, c)
             if stats[ST_ERROR] != 0:
                 return
         if i >= n_traffic and params[PR_TRAFFIC_MORE] != 0:

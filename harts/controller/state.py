@@ -228,9 +228,10 @@ Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axi
 # Header tables are record-major (header[record, word]) so that one header is a contiguous row.
 Controller = namedtuple("Controller", ["ctx", "regs", "tx", "node"])  # regs[context, word]: header registers
 Packets = namedtuple("Packets", ["table", "header"])
-# clock.due: a bit per id due in the current tick, clock.due_words: a bit per non-zero word of clock.due
+# clock.owner[e]: the context of event id e, or -1 - v for the NP of node v; clock.due: a bit per id due in
+# the current tick, clock.due_words: a bit per non-zero word of clock.due
 Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",
-                             "heap_id"])
+                             "heap_id", "owner"])
 
 
 def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
@@ -239,13 +240,16 @@ def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
 
 def empty_clock(nodes: int, contexts_per_node: int) -> Clock:
     n_events = nodes * (contexts_per_node + 1)
+    owner = np.arange(n_events, dtype=np.int64)
+    node, slot = np.divmod(owner, contexts_per_node + 1)
+    owner = np.where(slot == 0, -1 - node, node * contexts_per_node + slot - 1)
     words = -(-n_events // 64)
     return Clock(time=np.full(n_events, NEVER, np.int64), state=np.zeros(n_events, np.int64),
                  next=np.full(n_events, -1, np.int64), prev=np.full(n_events, -1, np.int64),
                  bucket=np.full(WHEEL_TICKS, -1, np.int64), bits=np.zeros(WHEEL_TICKS // 64, np.int64),
                  due=np.zeros(words, np.int64), due_words=np.zeros(-(-words // 64), np.int64),
                  heap_time=np.zeros(n_events + 16, np.int64),
-                 heap_id=np.zeros(n_events + 16, np.int64))
+                 heap_id=np.zeros(n_events + 16, np.int64), owner=owner)
 
 
 def packet_pool(capacity: int, header_words: int) -> Packets:
