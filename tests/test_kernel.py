@@ -213,3 +213,33 @@ def test_a_looping_microprogram_is_stopped_at_its_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert f"loop.yaml:{line}: 'jump'" in err and "it loops" in err and "link receiver" in err
+
+
+@pytest.mark.parametrize("flit_level", [False, True])
+def test_logs_that_start_small_and_grow_as_they_fill_log_the_same(monkeypatch, flit_level):
+    """Logs start with room for the packets a run is given (at least FIRST_LOG_ROWS rows) and double, up to
+    LOG_ROWS, each time they fill: starting them at 64 rows (many drains and doublings) keeps every log row,
+    and with logs capped at 64 rows too (a drain every few dozen rows) the summary is the same."""
+    from harts.machine import flits
+    from harts.machine import simulation as simulation_module
+
+    if flit_level:
+        cfg = defaults().with_values(topology={"kind": "mesh", "dims": [5, 5]}, microcode="wormhole",
+                                     flow__virtual_channels=2, traffic__uniform__load=0.3, run__cycles=5000)
+    else:
+        cfg = config(5, traffic__uniform__load=0.5, run__cycles=1500)
+    whole = Simulation(cfg).run(hops=True)
+    assert whole.deliveries.shape[1] > 1000
+    monkeypatch.setattr(simulation_module, "FIRST_LOG_ROWS", 64)
+    grown = Simulation(cfg).run(hops=True)
+    for name in ("deliveries", "packets"):
+        assert np.array_equal(getattr(grown, name), getattr(whole, name))
+    assert np.array_equal(grown.hops.rows, whole.hops.rows)
+    monkeypatch.setattr(flits if flit_level else cut_through, "LOG_ROWS", 64)
+    capped = Simulation(cfg).run(keep=False).summary()
+    expected = whole.summary()
+    for timing in ("cycles_per_second", "node_cycles_per_second", "packet_hops_per_second", "wall_seconds",
+                   "kernel_startup_seconds"):
+        capped.pop(timing, None)
+        expected.pop(timing, None)
+    assert capped == expected

@@ -179,6 +179,13 @@ TRAFFIC_INITIATE = 1  # the NP runs its procedure's initiation (a broadcast, a w
 
 # ---- bundles both kernels take --------------------------------------------------------------------------------
 Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", "hops"])  # delivery_header[row, word]
+
+
+def empty_logs(stats: np.ndarray, rows: int, header_words: int, hops: bool) -> Logs:
+    """Logs of `rows` rows (the hop log only if `hops`). Zeros, not a fill: the OS maps their pages as rows are
+    written."""
+    return Logs(stats, np.zeros((DL_ROWS, rows), np.int64), np.zeros((rows, max(header_words, 1)), np.int64),
+                np.zeros((PL_ROWS, rows), np.int64), np.zeros((HR_ROWS, rows if hops else 0), np.int64))
 # What an NP procedure may read: its own parameters, the topology, where its header fields are
 # (field[i]: header word of its i-th declared field) and where the route words are (harts.np.program).
 System = namedtuple("System", ["params", "neighbours", "in_port", "field", "route"])

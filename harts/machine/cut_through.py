@@ -31,6 +31,7 @@ from .simulation import (
     Simulation,
     Slices,
     cycle_text,
+    first_log_rows,
     kernel_load_notice,
     progress_bar,
 )
@@ -136,8 +137,9 @@ class CutThroughSimulation(Simulation):
                            np.zeros((topo.n_nodes, max(1, program.state_words)), dtype=np.int64),
                            np.zeros((MAX_SENDS, S_HEADER + words), dtype=np.int64), system)
 
-    def _initial_state(self, faults: FaultSet, hops: bool) -> dict:
-        """Every table of the kernel, allocated once for the run (pools grow if the kernel asks)."""
+    def _initial_state(self, faults: FaultSet, hops: bool, packets_known: int) -> dict:
+        """Every table of the kernel, allocated once for the run (pools and logs grow if the kernel asks; the logs
+        start with room for the `packets_known` packets of a run given its traffic whole)."""
         topo = self.topology
         words = self.layout.words
         contexts = topo.n_nodes * (topo.n_ports + self.config["bmu.bus_interfaces"])
@@ -171,10 +173,7 @@ class CutThroughSimulation(Simulation):
             "machine": self._machine(params),
             "controller": S.Controller(ctx, S.table(contexts, self.layout.registers), tx, node),
             "packets": S.packet_pool(records, words),
-            # zeros, not S.table's fill: the OS maps their pages as rows are written, not 12 MB up front
-            "logs": R.Logs(stats, np.zeros((R.DL_ROWS, LOG_ROWS), np.int64), np.zeros((LOG_ROWS, words), np.int64),
-                           np.zeros((R.PL_ROWS, LOG_ROWS), np.int64),
-                           np.zeros((R.HR_ROWS, LOG_ROWS if hops else 0), np.int64)),
+            "logs": R.empty_logs(stats, first_log_rows(packets_known, LOG_ROWS), words, hops),
             "clock": S.empty_clock(topo.n_nodes, per_node),
             "processor": self._processor(),
         }
@@ -203,9 +202,9 @@ class CutThroughSimulation(Simulation):
             source = traffic
         faults = self.faults if faults is None else faults
         bpc = self.ticks_per_cycle
-        state = self._initial_state(faults, hops)
-        machine, logs = state["machine"], state["logs"]
-        stats, params = logs.stats, machine.params
+        state = self._initial_state(faults, hops, len(traffic) if isinstance(traffic, Traffic) else 0)
+        machine = state["machine"]
+        stats, params = state["logs"].stats, machine.params
         recorder = Recorder(self, keep, hops)
         checks = RunChecks(self) if check else None
         chunks = Lookahead(source.chunks())
@@ -236,7 +235,7 @@ class CutThroughSimulation(Simulation):
                         params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]),
                                                                       int(params[S.PR_PAUSE_AT]))
                 slices.start()
-                kernel(*arguments, machine, state["controller"], state["packets"], logs, state["clock"],
+                kernel(*arguments, machine, state["controller"], state["packets"], state["logs"], state["clock"],
                        state["processor"], table)
                 paused = int(stats[S.ST_PAUSED])
                 while pending and (paused == S.PAUSE_NONE or (paused == S.PAUSE_SLICE
@@ -331,15 +330,21 @@ class CutThroughSimulation(Simulation):
         return self.traffic_table(chunk, uids), uids + len(chunk), chunks.more
 
     def _make_room(self, state: dict, recorder: Recorder, checks) -> None:
-        """Drain the logs if they are nearly full; otherwise a pool is: double it (the kernel asks again if
-        one event needs still more)."""
+        """Drain the logs if they are nearly full, and double them up to LOG_ROWS (or further, if one event may write
+        more rows than they hold); otherwise a pool is short: double it (the kernel asks again if one event needs
+        still more)."""
         logs = state["logs"]
         stats = logs.stats
         room = int(state["machine"].params[S.PR_ROOM])
-        if logs.deliveries.shape[1] - stats[S.ST_DELIVERIES] < room or \
-                logs.packets.shape[1] - stats[S.ST_LOGGED] < room or \
+        capacity = logs.deliveries.shape[1]
+        if capacity - stats[S.ST_DELIVERIES] < room or logs.packets.shape[1] - stats[S.ST_LOGGED] < room or \
                 (logs.hops.shape[1] and logs.hops.shape[1] - stats[S.ST_HOP_ROWS] < room):
             self._drain(state, recorder, checks)
+            rows = min(2 * capacity, LOG_ROWS)
+            if capacity < room:
+                rows = max(rows, 2 * room)
+            if rows > capacity:
+                state["logs"] = R.empty_logs(stats, rows, logs.delivery_header.shape[1], logs.hops.shape[1] > 0)
             return
         if stats[S.ST_FREE_COUNT] <= stats[S.ST_EVENT_FREE_COUNT]:
             state["packets"] = S.grow_packets(state["packets"], stats)

@@ -31,6 +31,7 @@ from .simulation import (
     Lookahead,
     Simulation,
     Slices,
+    first_log_rows,
     kernel_load_notice,
     progress_bar,
 )
@@ -260,9 +261,7 @@ class FlitSimulation(Simulation):
                     np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64),
                     np.zeros(bitmap_words, np.int64), np.zeros(summary_words, np.int64), np.full(rows, -1, np.int64),
                     np.full(rows, -1, np.int64))
-        logs = R.Logs(stats, np.zeros((R.DL_ROWS, LOG_ROWS), np.int64), np.zeros((LOG_ROWS, max(words, 1)), np.int64),
-                      np.zeros((R.PL_ROWS, LOG_ROWS), np.int64),
-                      np.zeros((R.HR_ROWS, LOG_ROWS if hops else 0), np.int64))
+        logs = R.empty_logs(stats, first_log_rows(packets_known, LOG_ROWS), words, hops)
         return {"machine": machine, "buffers": buffers, "switch": switch, "packets": S.empty_pool(records, words),
                 "logs": logs, "run": run, "processor": self._processor(events)}
 
@@ -401,8 +400,9 @@ class FlitSimulation(Simulation):
         }
 
     def _make_room(self, state: dict, recorder: Recorder, checks) -> None:
-        """Drain the logs if they are nearly full (grow them if one cycle needs more than they hold); otherwise
-        a pool is short: double it (the kernel asks again if one event needs still more)."""
+        """Drain the logs if they are nearly full, and double them up to LOG_ROWS (or further, if one cycle needs
+        more than they hold); otherwise a pool is short: double it (the kernel asks again if one event needs still
+        more)."""
         logs, run = state["logs"], state["run"]
         stats = run.stats
         due = int(stats[S.ST_HEAP]) + int(stats[S.ST_WHEELED])
@@ -411,12 +411,11 @@ class FlitSimulation(Simulation):
         if capacity - stats[S.ST_DELIVERIES] < need or capacity - stats[S.ST_LOGGED] < need or \
                 (logs.hops.shape[1] and capacity - stats[S.ST_HOP_ROWS] < need):
             self._drain(state, recorder, checks)
-            if capacity < need:
-                rows = 2 * need
-                words = logs.delivery_header.shape[1]
-                state["logs"] = R.Logs(stats, np.zeros((R.DL_ROWS, rows), np.int64), np.zeros((rows, words), np.int64),
-                                       np.zeros((R.PL_ROWS, rows), np.int64),
-                                       np.zeros((R.HR_ROWS, rows if logs.hops.shape[1] else 0), np.int64))
+            rows = min(2 * capacity, LOG_ROWS)
+            if capacity < need:  # one cycle may write more rows than they hold
+                rows = max(rows, 2 * need)
+            if rows > capacity:
+                state["logs"] = R.empty_logs(stats, rows, logs.delivery_header.shape[1], logs.hops.shape[1] > 0)
             return
         room = int(state["machine"].params[S.PR_ROOM])
         if stats[S.ST_FREE_COUNT] < room or run.birth_cycle.shape[0] - stats[S.ST_BIRTHS] < room + 2:

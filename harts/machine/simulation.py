@@ -29,7 +29,8 @@ from ..np.program import Program, load_program
 from .config import Config, hex_config
 from .traffic import Traffic, TrafficSource, unicast
 
-LOG_ROWS = 1 << 15  # delivery, packet and hop log rows between drains
+LOG_ROWS = 1 << 15  # delivery, packet and hop log rows between drains, at most
+FIRST_LOG_ROWS = 1 << 12  # ... at first, at least (first_log_rows)
 # The kernel returns about this often (wall seconds) to show progress and honour Ctrl-C, whatever the
 # run's length or speed; numba code does not see signals.
 SLICE_SECONDS = 0.2
@@ -68,6 +69,13 @@ class HeaderLayout:
 
     def route(self) -> np.ndarray:
         return np.array([self.axes, self.segment_word, self.segments, self.table_word], dtype=np.int64)
+
+
+def first_log_rows(packets_known: int, most: int) -> int:
+    """Rows the logs start with: a row each for the packets a run is given whole (a delivery and a packet record
+    each) and an eighth more, within FIRST_LOG_ROWS..`most`. Logs that fill up are drained and doubled up to
+    `most`, so a short run does not clear or map the 12 MB of logs it would never write."""
+    return min(most, max(FIRST_LOG_ROWS, packets_known + packets_known // 8))
 
 
 def header_layout(topology: Topology, microprogram: Microprogram, program: Program) -> HeaderLayout:
