@@ -186,6 +186,18 @@ def empty_logs(stats: np.ndarray, rows: int, header_words: int, hops: bool) -> L
     written."""
     return Logs(stats, np.zeros((DL_ROWS, rows), np.int64), np.zeros((rows, max(header_words, 1)), np.int64),
                 np.zeros((PL_ROWS, rows), np.int64), np.zeros((HR_ROWS, rows if hops else 0), np.int64))
+
+
+def grown_logs(logs: Logs, need: int, most: int) -> Logs:
+    """Drained logs, for the rest of the run: twice as many rows, up to `most` (or 2 x `need` if one step of the
+    kernel may write `need` rows and they hold fewer), or the same logs if they have that many already."""
+    capacity = logs.deliveries.shape[1]
+    rows = min(2 * capacity, most)
+    if capacity < need:
+        rows = max(rows, 2 * need)
+    if rows <= capacity:
+        return logs
+    return empty_logs(logs.stats, rows, logs.delivery_header.shape[1], logs.hops.shape[1] > 0)
 # What an NP procedure may read: its own parameters, the topology, where its header fields are
 # (field[i]: header word of its i-th declared field) and where the route words are (harts.np.program).
 System = namedtuple("System", ["params", "neighbours", "in_port", "field", "route"])

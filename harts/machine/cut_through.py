@@ -340,11 +340,7 @@ class CutThroughSimulation(Simulation):
         if capacity - stats[S.ST_DELIVERIES] < room or logs.packets.shape[1] - stats[S.ST_LOGGED] < room or \
                 (logs.hops.shape[1] and logs.hops.shape[1] - stats[S.ST_HOP_ROWS] < room):
             self._drain(state, recorder, checks)
-            rows = min(2 * capacity, LOG_ROWS)
-            if capacity < room:
-                rows = max(rows, 2 * room)
-            if rows > capacity:
-                state["logs"] = R.empty_logs(stats, rows, logs.delivery_header.shape[1], logs.hops.shape[1] > 0)
+            state["logs"] = R.grown_logs(logs, room, LOG_ROWS)
             return
         if stats[S.ST_FREE_COUNT] <= stats[S.ST_EVENT_FREE_COUNT]:
             state["packets"] = S.grow_packets(state["packets"], stats)

@@ -411,11 +411,7 @@ class FlitSimulation(Simulation):
         if capacity - stats[S.ST_DELIVERIES] < need or capacity - stats[S.ST_LOGGED] < need or \
                 (logs.hops.shape[1] and capacity - stats[S.ST_HOP_ROWS] < need):
             self._drain(state, recorder, checks)
-            rows = min(2 * capacity, LOG_ROWS)
-            if capacity < need:  # one cycle may write more rows than they hold
-                rows = max(rows, 2 * need)
-            if rows > capacity:
-                state["logs"] = R.empty_logs(stats, rows, logs.delivery_header.shape[1], logs.hops.shape[1] > 0)
+            state["logs"] = R.grown_logs(logs, need, LOG_ROWS)
             return
         room = int(state["machine"].params[S.PR_ROOM])
         if stats[S.ST_FREE_COUNT] < room or run.birth_cycle.shape[0] - stats[S.ST_BIRTHS] < room + 2:
