@@ -253,6 +253,10 @@ def run_config(capsys, tmp_path, text, *more):
     ("traffic:\n  uniform: {load: 0.1, length_probabilities: [true, false, false]}\n", 2,
      "expected 3 non-negative numbers summing to 1"),
     ("np:\n  program: nowhere.py\n", 2, "NP program 'nowhere.py' not found"),
+    # the cut-through kernel's context rows hold ticks in 32 bits (state.CX_DTYPE)
+    ("traffic:\n  uniform: {load: 0.1}\nrun:\n  cycles: 400000000\n", 4,
+     "the cut-through kernel runs up to cycle 357,913,941 1/6 (2^31 ticks of 6 per cycle), and this traffic is "
+     "created until cycle 400,000,000"),
 ])
 def test_bad_config_values_through_the_command_line(capsys, tmp_path, text, line, words):
     code, message, path = run_config(capsys, tmp_path, "topology: {kind: hex, size: 3}\n" + text)

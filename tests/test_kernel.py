@@ -94,6 +94,22 @@ def test_a_send_onto_a_missing_link_is_a_run_time_error_naming_node_and_port():
     assert "node 3 has no link on port 0 (+x0) of mesh 4x4" in message
 
 
+def test_a_run_that_reaches_the_context_rows_tick_limit_stops_there_in_one_line():
+    """Context rows hold ticks in 32 bits (state.CX_DTYPE). A 300,000,000-cycle link delay puts a two-hop packet's
+    second arrival past tick 2^31 - 1 (cycle 357,913,941 1/6 at 6 bytes per cycle): the run stops with that
+    error, where a wrapped tick would have run on with a wrong time."""
+    sim = Simulation(defaults().with_values(timing__link_delay_cycles=300_000_000, run__drain_cycles=10**9))
+    # hop 1 arrives about cycle 300,000,002 (within the limit), hop 2 about 600,000,004 (past it)
+    with pytest.raises(SimulationError) as err:
+        sim.run(unicast([0], [0], [7], [64]))
+    message = str(err.value)
+    assert "past cycle 357,913,941 1/6: the cut-through kernel's contexts hold ticks below 2^31 (6 per cycle)" in \
+        message, message
+    assert "the run reached cycle 600,000," in message, message
+    one_hop = sim.run(unicast([0], [0], [1], [64]))
+    assert one_hop.summary()["deliveries"] == 1
+
+
 def test_the_contention_certificate_names_what_each_packet_waited_for_and_where_it_first_did():
     cfg = config(5)
     sim = Simulation(cfg)

@@ -141,6 +141,7 @@ def _signature():
     from ..np.program import PROCEDURE_SIGNATURE
     from .records import Logs, Processor, System
     from .state import (
+        CX_DTYPE,
         Clock,
         Controller,
         Machine,
@@ -149,7 +150,7 @@ def _signature():
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
-    bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two, two, two, two),
+    bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two.astype(CX_DTYPE), two, two, two),
                Packets(two, two), Logs(one, two, two, two, two), Clock(*[one] * len(Clock._fields)),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),

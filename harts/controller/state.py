@@ -82,6 +82,12 @@ CX_TAKEN = 15  # BMU bus interfaces: tick the packet was taken from the queue
 CX_REFUSED_AT = 16  # ... tick its forward was first refused while held (-1: not refused)
 CX_RETRY_PORT = 17  # after a refused forward: the port of the transmitter that frees first (CX_RETRY)
 CX_ROWS = 18
+# Context rows are int32, half the bytes of int64: they were the largest table the kernel reads at random (E-41:
+# 59,052 rows, 8.1 of its 17.1 MB), and E-9 to E-41 ran faster in int32 in 15 of 16 alternating pairs (README,
+# Speed). Every tick written into one is checked against CX_TICK_LIMIT: past it the run stops with ERR_TICK_RANGE
+# (MODEL.md, Time).
+CX_DTYPE = np.int32
+CX_TICK_LIMIT = 2**31 - 1
 
 # ---- transmitters: one per node and port -------------------------------------------------------------------
 TX_FREE = 0  # tick from which the next packet may start (after the forced idle gap)
@@ -176,6 +182,7 @@ ERR_DEADLOCK = 9
 ERR_CYCLE_LIMIT = 10
 ERR_TOO_MANY_SENDS = 11  # an NP procedure returned more sends than fit
 ERR_LOOP = 12  # a context ran LOOP_LIMIT private instructions in a row on one packet
+ERR_TICK_RANGE = 13  # a tick past CX_TICK_LIMIT was to be held in a context row (ST_ERROR_DETAIL: the tick)
 
 # ---- parameters (durations in ticks) --------------------------------------------------------------------------
 PR_BYTES_PER_CYCLE = 0

@@ -196,7 +196,8 @@ KEYS = [
     Key("reception.deadline_cycles", "int", 0,
         "copies arriving later than this after the broadcast started are ignored (0: twice the broadcast's "
         "zero-load latency, see MODEL.md)", 0, MAX_CYCLES),
-    Key("run.cycles", "int", 20000, "cycles during which uniform traffic is generated", 1, MAX_CYCLES),
+    Key("run.cycles", "int", 20000, "cycles during which uniform traffic is generated (the cut-through kernel "
+        "runs to tick 2^31 - 1: cycle 357,913,941 at 6 bytes per cycle)", 1, MAX_CYCLES),
     Key("run.packets", "int", 0, "generate this many uniform packets instead of using run.cycles (0 = off)", 0,
         MAX_PACKETS),
     Key("run.warmup_cycles", "int", 0, "packets created before this cycle are left out of the statistics", 0,

@@ -53,11 +53,11 @@ _ERROR_TEXT = {
 def memory_estimate(nodes: int, ports: int, contexts: int, header_words: int, initial_records: int) -> int:
     """Bytes the machine's tables take: per node its contexts, registers, transmitters, BMU/NP row, topology
     and clock entries; plus the packet pool, the NP event pool and the logs."""
-    per_node = (contexts * (S.CX_ROWS + header_words) + ports * (S.TX_ROWS + 2) + S.ND_ROWS
-                + (contexts + 1) * 8 + 16)
+    words_per_node = (contexts * header_words + ports * (S.TX_ROWS + 2) + S.ND_ROWS + (contexts + 1) * 8 + 16)
+    context_bytes = contexts * S.CX_ROWS * np.dtype(S.CX_DTYPE).itemsize
     records = initial_records * (S.PK_ROWS + header_words) + initial_records * (R.E_HEADER + header_words)
     logs = LOG_ROWS * (R.DL_ROWS + header_words + R.PL_ROWS)
-    return 8 * (nodes * per_node + records + logs)
+    return nodes * context_bytes + 8 * (nodes * words_per_node + records + logs)
 
 
 class CutThroughSimulation(Simulation):
@@ -143,7 +143,7 @@ class CutThroughSimulation(Simulation):
         topo = self.topology
         words = self.layout.words
         contexts = topo.n_nodes * (topo.n_ports + self.config["bmu.bus_interfaces"])
-        ctx = S.table(contexts, S.CX_ROWS)
+        ctx = np.zeros((contexts, S.CX_ROWS), S.CX_DTYPE)
         ctx[:, S.CX_PKT] = -1
         ctx[:, S.CX_PENDING_HEAD] = -1
         ctx[:, S.CX_PENDING_TAIL] = -1
@@ -194,7 +194,8 @@ class CutThroughSimulation(Simulation):
     def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
             slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None,
             keep: bool = True, hops: bool = False, snapshots: tuple[int, ...] = (), counters: bool = False) -> Result:
-        if traffic is None:
+        from_config = traffic is None
+        if from_config:
             traffic = build_traffic(self.config, self.topology)
         if isinstance(traffic, Traffic):
             source = TrafficSource(traffic, None, int(traffic.create.max(initial=0)))
@@ -202,6 +203,10 @@ class CutThroughSimulation(Simulation):
             source = traffic
         faults = self.faults if faults is None else faults
         bpc = self.ticks_per_cycle
+        if source.horizon_cycles * bpc > S.CX_TICK_LIMIT:
+            text = (f"the cut-through kernel runs up to cycle {cycle_text(S.CX_TICK_LIMIT, bpc)} (2^31 ticks of "
+                    f"{bpc} per cycle), and this traffic is created until cycle {source.horizon_cycles:,}")
+            raise self.config.error("run.cycles", text) if from_config else SimulationError(text)
         state = self._initial_state(faults, hops, len(traffic) if isinstance(traffic, Traffic) else 0)
         machine = state["machine"]
         stats, params = state["logs"].stats, machine.params
@@ -382,6 +387,12 @@ class CutThroughSimulation(Simulation):
                 f"{cycle}); {full} of {self.topology.n_nodes} BMUs are within 512 bytes of full and "
                 f"{int(node_table[:, S.ND_QUEUE_LEN].sum())} packets wait in BMU queues (raise bmu.capacity_bytes "
                 f"or lower the load)")
+        if code == S.ERR_TICK_RANGE:
+            bpc = self.config.bytes_per_cycle
+            raise SimulationError(f"the run reached cycle {cycle_text(int(stats[S.ST_ERROR_DETAIL]), bpc)} (at cycle "
+                                  f"{cycle}), past cycle {cycle_text(S.CX_TICK_LIMIT, bpc)}: the cut-through kernel's "
+                                  f"contexts hold ticks below 2^31 ({bpc} per cycle); shorten the run or its timing "
+                                  f"delays")
         if code == S.ERR_CYCLE_LIMIT:
             raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
                                   f"(stopped at cycle {cycle})")
