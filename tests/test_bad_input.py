@@ -265,6 +265,16 @@ def test_bad_config_values_through_the_command_line(capsys, tmp_path, text, line
     assert words in message, message
 
 
+def test_a_network_with_more_event_ids_than_32_bits_hold_is_refused_on_any_machine(capsys, tmp_path, monkeypatch):
+    """The cut-through clock numbers event ids in int32 (state.CLOCK_ID_DTYPE): E-8000 has 191,976,001 nodes of 13
+    ids each, 2.5 x 10^9 ids. On a machine with the memory for it (here pretended) it is refused all the same."""
+    monkeypatch.setattr("harts.machine.simulation.available_memory", lambda: 2**50)
+    code, message, path = run_config(capsys, tmp_path, "topology: {kind: hex, size: 8000}\n")
+    assert code == 2
+    assert message == (f"harts: error: {path}:1: this network (191,976,001 nodes) has more event ids than the "
+                       f"cut-through kernel numbers in 32 bits: at most 165,191,049 nodes with 12 contexts each")
+
+
 def test_a_network_too_big_says_how_much_memory_it_would_need(capsys, tmp_path):
     code, message, path = run_config(capsys, tmp_path, "topology: {kind: torus, dims: [1000000, 1000000]}\n")
     assert code == 2

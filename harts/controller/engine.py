@@ -141,6 +141,8 @@ def _signature():
     from ..np.program import PROCEDURE_SIGNATURE
     from .records import Logs, Processor, System
     from .state import (
+        CLOCK_ID_DTYPE,
+        CLOCK_ID_FIELDS,
         CX_DTYPE,
         Clock,
         Controller,
@@ -151,7 +153,7 @@ def _signature():
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two.astype(CX_DTYPE), two, two, two),
-               Packets(two, two), Logs(one, two, two, two, two), Clock(*[one] * len(Clock._fields)),
+               Packets(two, two), Logs(one, two, two, two, two), Clock(*[one.astype(CLOCK_ID_DTYPE) if f in CLOCK_ID_FIELDS else one for f in Clock._fields]),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

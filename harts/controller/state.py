@@ -239,6 +239,12 @@ Packets = namedtuple("Packets", ["table", "header"])
 # the current tick, clock.due_words: a bit per non-zero word of clock.due
 Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",
                              "heap_id", "owner"])
+# The per-id arrays that hold event ids, contexts or states are int32, half the bytes: E-41's clock tables went
+# from 3.5 to 2.2 MB, and E-25 and E-41 ran faster in 13 of 16 alternating pairs (README, Speed). Event ids
+# stay below 2^31 because a network with more is refused (MAX_EVENT_IDS).
+CLOCK_ID_DTYPE = np.int32
+CLOCK_ID_FIELDS = ("state", "next", "prev", "heap_id", "owner")
+MAX_EVENT_IDS = 2**31
 
 
 def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
@@ -249,14 +255,14 @@ def empty_clock(nodes: int, contexts_per_node: int) -> Clock:
     n_events = nodes * (contexts_per_node + 1)
     owner = np.arange(n_events, dtype=np.int64)
     node, slot = np.divmod(owner, contexts_per_node + 1)
-    owner = np.where(slot == 0, -1 - node, node * contexts_per_node + slot - 1)
+    owner = np.where(slot == 0, -1 - node, node * contexts_per_node + slot - 1).astype(CLOCK_ID_DTYPE)
     words = -(-n_events // 64)
-    return Clock(time=np.full(n_events, NEVER, np.int64), state=np.zeros(n_events, np.int64),
-                 next=np.full(n_events, -1, np.int64), prev=np.full(n_events, -1, np.int64),
+    return Clock(time=np.full(n_events, NEVER, np.int64), state=np.zeros(n_events, CLOCK_ID_DTYPE),
+                 next=np.full(n_events, -1, CLOCK_ID_DTYPE), prev=np.full(n_events, -1, CLOCK_ID_DTYPE),
                  bucket=np.full(WHEEL_TICKS, -1, np.int64), bits=np.zeros(WHEEL_TICKS // 64, np.int64),
                  due=np.zeros(words, np.int64), due_words=np.zeros(-(-words // 64), np.int64),
                  heap_time=np.zeros(n_events + 16, np.int64),
-                 heap_id=np.zeros(n_events + 16, np.int64), owner=owner)
+                 heap_id=np.zeros(n_events + 16, CLOCK_ID_DTYPE), owner=owner)
 
 
 def packet_pool(capacity: int, header_words: int) -> Packets:

@@ -72,6 +72,10 @@ class CutThroughSimulation(Simulation):
         words = ports + 1 + 3 * self.microprogram.segments + len(self.microprogram.fields) + len(self.program.fields)
         self.refuse_if_too_big(memory_estimate(nodes, ports, contexts, words, self._initial_records(nodes)),
                                "topology", f"this network ({nodes:,} nodes)")
+        if nodes * (contexts + 1) > S.MAX_EVENT_IDS:
+            raise config.error("topology", f"this network ({nodes:,} nodes) has more event ids than the cut-through "
+                                           f"kernel numbers in 32 bits: at most {S.MAX_EVENT_IDS // (contexts + 1):,} "
+                                           f"nodes with {contexts} contexts each")
         self.build()
         self.params = self._parameters()
 
