@@ -152,8 +152,9 @@ def _signature():
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
+    clock = Clock(*[one.astype(CLOCK_ID_DTYPE) if field in CLOCK_ID_FIELDS else one for field in Clock._fields])
     bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two.astype(CX_DTYPE), two, two, two),
-               Packets(two, two), Logs(one, two, two, two, two), Clock(*[one.astype(CLOCK_ID_DTYPE) if f in CLOCK_ID_FIELDS else one for f in Clock._fields]),
+               Packets(two, two), Logs(one, two, two, two, two), clock,
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))
