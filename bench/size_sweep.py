@@ -84,17 +84,13 @@ def cut_through_tables(size: int) -> dict:
 
 def flit_tables(side: int) -> dict:
     """Bytes of the tables indexed by node, input or port: the engine's (machine, buffers, switch) and the limit's
-    (as bench/limits/flits.deliveries allocates them)."""
+    (bench/limits/flits.router_tables, and the first packet of each router)."""
     sim = machine("torus", side)
     state = sim._state(sim.faults, False, False, 0)
     engine = _bytes(_arrays(state["machine"]) + _arrays(state["buffers"]) + _arrays(state["switch"]))
-    n = side * side
-    V, B = sim.params.virtual_channels, sim.params.buffer_flits
-    inputs = n * (flit_limit.PORTS * V + 1)
-    neighbours, downstream = flit_limit.links("torus", side, side, V)
-    # its int32 input rows, its router rows, six int64 columns per router, and the two per-link ones
-    limit = inputs * (flit_limit.SLOTS + 3 * B) * 4 + n * flit_limit.ROUTER_ROW * 8 + 6 * n * 8 \
-        + neighbours.nbytes + downstream.nbytes
+    first_of = np.zeros(side * side + 1, np.int64)  # each router's first packet, which _run also takes
+    limit = _bytes([first_of, *flit_limit.router_tables("torus", side, side, sim.params.virtual_channels,
+                                                        sim.params.buffer_flits, first_of)])
     return {"engine_table_bytes": engine, "limit_table_bytes": limit}
 
 

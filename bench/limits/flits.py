@@ -333,6 +333,22 @@ def links(kind: str, sx: int, sy: int, V: int) -> tuple[np.ndarray, np.ndarray]:
     return nbr.reshape(-1), down.reshape(-1)
 
 
+def router_tables(kind: str, sx: int, sy: int, V: int, B: int, first_of: np.ndarray) -> tuple:
+    """The tables _run takes that are indexed by router, input or link, in its order: links, downstream inputs,
+    each input's physical port, the input rows, the router rows, each router's next packet (from first_of, its
+    first), two per-router counters, and each router's x and y."""
+    n_nodes = sx * sy
+    ni = PORTS * V + 1
+    nbr, down = links(kind, sx, sy, V)
+    inputs = np.zeros((n_nodes * ni, SLOTS + 3 * B), np.int32)
+    inputs[:, [OUT, DOWN, PKT, OWNS]] = -1
+    inputs[:, SLOTS + 1::3] = LONG_AGO
+    nodes = np.arange(n_nodes, dtype=np.int64)
+    phys_of = np.minimum(np.arange(ni) // V, PORTS)
+    return (nbr, down, phys_of, inputs, np.zeros((n_nodes, ROUTER_ROW), np.int64), first_of[:-1].copy(),
+            np.zeros(n_nodes, np.int64), np.zeros(n_nodes, np.int64), nodes % sx, nodes // sx)
+
+
 def deliveries(kind: str, dims, params, packet_flits: int, create, source, destination) -> np.ndarray:
     """Every packet's delivery cycle (the cycle its NP has it), packets given as the engine takes them: creation
     cycles (non-decreasing), sources and destinations (!= source) of `packet_flits`-flit unicasts. `kind` is
@@ -352,23 +368,15 @@ def deliveries(kind: str, dims, params, packet_flits: int, create, source, desti
     source = np.ascontiguousarray(source, dtype=np.int64)
     destination = np.ascontiguousarray(destination, dtype=np.int64)
     n = create.shape[0]
-    ni = PORTS * V + 1
     by_source = np.empty(n, np.int64)
     first_of = np.zeros(n_nodes + 1, np.int64)
     _by_source(source, by_source, first_of)
     delivered = np.full(n, -1, np.int64)
-    nbr, down = links(kind, sx, sy, V)
-    inputs = np.zeros((n_nodes * ni, SLOTS + 3 * B), np.int32)
-    inputs[:, [OUT, DOWN, PKT, OWNS]] = -1
-    inputs[:, SLOTS + 1::3] = LONG_AGO
-    nodes = np.arange(n_nodes, dtype=np.int64)
-    phys_of = np.minimum(np.arange(ni) // V, PORTS)
     last = _run(MESH if kind == "mesh" else TORUS, sx, sy, V, B, packet_flits, params.flit_cycles,
                 params.link_latency, params.credit_delay, params.np_send,
                 params.bus_delay + params.flit_cycles + params.deliver, create, source, destination, by_source,
-                first_of, delivered, nbr, down, phys_of, inputs, np.zeros((n_nodes, ROUTER_ROW), np.int64),
-                first_of[:-1].copy(), np.zeros(n_nodes, np.int64), np.zeros(n_nodes, np.int64), nodes % sx,
-                nodes // sx, np.zeros(SPAN, np.int64), np.zeros(SPAN, np.int64))
+                first_of, delivered, *router_tables(kind, sx, sy, V, B, first_of), np.zeros(SPAN, np.int64),
+                np.zeros(SPAN, np.int64))
     if last < 0:
         raise ValueError(f"the run went past cycle {LAST_CYCLE}, the limit's int32 cycles")
     return delivered

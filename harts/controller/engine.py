@@ -141,20 +141,17 @@ def _signature():
     from ..np.program import PROCEDURE_SIGNATURE
     from .records import Logs, Processor, System
     from .state import (
-        CLOCK_ID_DTYPE,
-        CLOCK_ID_FIELDS,
         CX_DTYPE,
-        Clock,
         Controller,
         Machine,
         Packets,
+        empty_clock,
     )
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
-    clock = Clock(*[one.astype(CLOCK_ID_DTYPE) if field in CLOCK_ID_FIELDS else one for field in Clock._fields])
     bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two.astype(CX_DTYPE), two, two, two),
-               Packets(two, two), Logs(one, two, two, two, two), clock,
+               Packets(two, two), Logs(one, two, two, two, two), empty_clock(1, 1),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -243,7 +243,6 @@ Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", 
 # from 3.5 to 2.2 MB, and E-25 and E-41 ran faster in 13 of 16 alternating pairs (README, Speed). Event ids
 # stay below 2^31 because a network with more is refused (MAX_EVENT_IDS).
 CLOCK_ID_DTYPE = np.int32
-CLOCK_ID_FIELDS = ("state", "next", "prev", "heap_id", "owner")
 MAX_EVENT_IDS = 2**31
 
 
