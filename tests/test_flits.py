@@ -6,7 +6,7 @@ import pytest
 
 from harts.controller import records as R
 from harts.controller.flits.params import FlitParams
-from harts.errors import InputError
+from harts.errors import InputError, SimulationError
 from harts.machine.config import MICROCODE_DIR, defaults
 from harts.machine.flits import DeadlockError
 from harts.machine.simulation import Simulation
@@ -215,3 +215,24 @@ def test_a_router_of_more_than_64_physical_ports_is_refused_in_one_line():
     with pytest.raises(InputError) as caught:
         Simulation(config)
     assert "34 link ports and 34 NP channels" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("where", ["at the start", "after the tail"])
+def test_a_microprogram_that_loops_through_private_instructions_stops_the_run(tmp_path, where):
+    """Branch, jump, wait_header and wait change nothing a flit-level context reads, so a context that comes back to
+    one of them on one packet would loop for ever: the run stops naming the input and the instruction. At the
+    start the loop runs ahead of the clock when the context takes its packet; after the tail it runs in the
+    cycle the tail's grant wakes the context."""
+    start = "  - {label: inject, op: wait_header}\n"
+    head, inject = (MICROCODE_DIR / "wormhole.yaml").read_text().split(start)
+    if where == "at the start":
+        start += "  - {label: spin, op: jump, goto: spin}\n"
+    else:
+        inject = inject.replace("  - {op: done}\n", "  - {label: spin, op: wait, cycles: 2}\n"
+                                                    "  - {op: jump, goto: spin}\n")
+    looping = tmp_path / "looping.yaml"
+    looping.write_text(head + start + inject)
+    sim = machine(MESH, microcode=str(looping))
+    with pytest.raises(SimulationError, match=r"cycle \d+: the microprogram loops for ever: .* at node 0 \(0,0\) "
+                                              r"injection, .*looping.yaml:\d+: '(jump|wait)' \(address \d+\)"):
+        run(sim, 0, 0, 5, 3)

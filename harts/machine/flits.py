@@ -50,6 +50,8 @@ ERRORS = {
     S.ERR_TOO_MANY_SENDS: "an NP procedure returned more sends than fit",
     S.ERR_BAD_SEND: "an NP procedure sent what the flit-level controller cannot: it routes by destination or by "
                     "segments (not by direction or table), a length of at least one byte, to another node",
+    S.ERR_LOOP: "the microprogram loops for ever: on one packet it came back to an instruction through branch, "
+                "jump, wait_header and wait alone, which change nothing the next round reads",
 }
 
 
@@ -480,7 +482,7 @@ class FlitSimulation(Simulation):
             raise DeadlockError(f"deadlock at cycle {cycle}: no flit moved for {self.config['run.deadlock_cycles']} "
                                 f"cycles; waiting cycle: {' -> '.join(channels)}", channels)
         where = ""
-        if error in (S.ERR_NO_ROUTE, S.ERR_NO_LINK, S.ERR_BAD_CONTEXT):
+        if error in (S.ERR_NO_ROUTE, S.ERR_NO_LINK, S.ERR_BAD_CONTEXT, S.ERR_LOOP):
             where = f" at {self.describe_input(stats[S.ST_ERROR_INPUT])}, " \
                     f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}"
         elif error in (S.ERR_TOO_MANY_SENDS, S.ERR_BAD_SEND):

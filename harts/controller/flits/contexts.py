@@ -15,6 +15,7 @@ from .state import (
     CX_PKT,
     CX_STATE,
     CX_TAIL_AT,
+    ERR_LOOP,
     IN_COUNT,
     IN_FIRST,
     ND_QUEUE_HEAD,
@@ -35,6 +36,9 @@ from .state import (
     SL_FLIT,
     SL_PACKET,
     SL_USABLE,
+    ST_ERROR,
+    ST_ERROR_INPUT,
+    ST_ERROR_PC,
     ST_INSTRUCTIONS,
     ST_LAST_PROGRESS,
     VI_ARRIVED,
@@ -68,6 +72,21 @@ def private_step(machine, packets, pkt, local, pc):
     if op == isa.OP_JUMP:
         return code[isa.CODE_TARGET, pc]
     return pc + 1
+
+
+@kernel_part
+def loops(code, stats, i, pc, steps):
+    """Whether input i's context, at pc after `steps` private instructions in a row on one packet, loops: more steps
+    than the program has instructions means one came round again, and private instructions change nothing that the
+    next pass would read (a flit-level program has no header fields to set), so it would come round for ever. Then
+    the run stops with ERR_LOOP at i and pc."""
+    if steps <= code.shape[1]:
+        return False
+    if stats[ST_ERROR] == 0:
+        stats[ST_ERROR] = ERR_LOOP
+        stats[ST_ERROR_INPUT] = i
+        stats[ST_ERROR_PC] = pc
+    return True
 
 
 @kernel_part
@@ -122,7 +141,11 @@ def try_start(machine, buffers, switch, packets, run, i):
         # results, the context wakes once, for that one
         code = machine.code
         local = machine.injection[i] != 0
+        steps = 0
         while is_private(code[isa.CODE_OP, pc]):
+            steps += 1
+            if loops(code, run.stats, i, pc, steps):
+                return
             run.stats[ST_INSTRUCTIONS] += 1
             following = private_step(machine, packets, pkt, local, pc)
             start += code[isa.CODE_CYCLES, pc]

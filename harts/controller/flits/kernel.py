@@ -31,7 +31,7 @@ from ..records import (
     TR_CREATE,
     VALUE_ALTERED,
 )
-from .contexts import enqueue, is_private, offer, private_step, try_start
+from .contexts import enqueue, is_private, loops, offer, private_step, try_start
 from .heaps import pop, pop_birth
 from .logs import contend, log_copy, log_hop
 from .pool import release
@@ -315,6 +315,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
     pkt = inputs[i, CX_PKT]
     pc = inputs[i, CX_PC]
     c = t
+    private = 0  # private instructions in a row
     while True:
         op = code[isa.CODE_OP, pc]
         cycles = code[isa.CODE_CYCLES, pc]
@@ -326,9 +327,14 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
             return
         stats[ST_INSTRUCTIONS] += 1
         if is_private(op):
+            private += 1
+            if loops(code, stats, i, pc, private):
+                return
             pc = private_step(machine, packets, pkt, local, pc)
             c += cycles
-        elif op == isa.OP_WAIT_TAIL:
+            continue
+        private = 0
+        if op == isa.OP_WAIT_TAIL:
             if inputs[i, CX_TAIL_AT] < 0:
                 inputs[i, CX_PC] = pc
                 inputs[i, CX_STATE] = CX_WAIT_TAIL

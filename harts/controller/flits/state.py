@@ -194,6 +194,7 @@ ERR_OVERFLOW = 7  # a flit was sent into a full buffer
 ERR_STALLED = 8  # packets in flight, yet nothing left to happen
 ERR_TOO_MANY_SENDS = 9  # an NP procedure returned more sends than fit
 ERR_BAD_SEND = 10  # an NP procedure asked for a route or length the flit-level controller cannot send
+ERR_LOOP = 11  # a context's private instructions came round to one again on one packet (contexts.loops)
 
 # ---- parameters --------------------------------------------------------------------------------------------------
 PR_PORTS = 0
