@@ -265,6 +265,22 @@ def test_bad_config_values_through_the_command_line(capsys, tmp_path, text, line
     assert words in message, message
 
 
+@pytest.mark.parametrize("text,line,words", [
+    # the flit-level kernel's input and buffer rows hold cycles in 32 bits (flits/state.py, ROW_DTYPE)
+    ("traffic:\n  uniform: {load: 0.1}\nrun:\n  cycles: 3000000000\n", 4,
+     "the flit-level kernel runs up to cycle 2,147,483,647 (2^31 - 1), and this traffic is created until cycle "
+     "3,000,000,000"),
+    ("timing:\n  link_delay_cycles: 1073741824\n", 2,
+     "a link delay of 1,073,741,824 cycles; the flit-level kernel takes at most 1,073,741,823"),
+])
+def test_bad_flit_level_config_values_through_the_command_line(capsys, tmp_path, text, line, words):
+    code, message, path = run_config(capsys, tmp_path, "topology: {kind: mesh, dims: [4, 4]}\nmicrocode: wormhole\n"
+                                     + text)
+    assert code == 2
+    assert message.startswith(f"harts: error: {path}:{line + 2}: "), message
+    assert words in message, message
+
+
 def test_a_network_with_more_event_ids_than_32_bits_hold_is_refused_on_any_machine(capsys, tmp_path, monkeypatch):
     """The cut-through clock numbers event ids in int32 (state.CLOCK_ID_DTYPE): E-8000 has 191,976,001 nodes of 13
     ids each, 2.5 x 10^9 ids. On a machine with the memory for it (here pretended) it is refused all the same."""

@@ -236,3 +236,21 @@ def test_a_microprogram_that_loops_through_private_instructions_stops_the_run(tm
     with pytest.raises(SimulationError, match=r"cycle \d+: the microprogram loops for ever: .* at node 0 \(0,0\) "
                                               r"injection, .*looping.yaml:\d+: '(jump|wait)' \(address \d+\)"):
         run(sim, 0, 0, 5, 3)
+
+
+def test_a_run_that_reaches_the_rows_cycle_limit_stops_there_in_one_line():
+    """Input and buffer rows hold cycles in 32 bits (flits/state.py, ROW_DTYPE). With a 10^9-cycle link delay a
+    packet's head lands two hops on near cycle 2 x 10^9, within 2^31 - 1, and three hops on near 3 x 10^9, past
+    it: that run stops with the cycle it would have held, where a wrapped cycle would have run on with a wrong
+    time. A delay past 2^30 cycles is refused before any run (a buffer slot never used has its credit back from
+    cycle 0)."""
+    sim = machine(MESH, timing__link_delay_cycles=1_000_000_000, run__drain_cycles=10**10)
+    with pytest.raises(SimulationError) as err:
+        run(sim, 0, 0, 3, 2)
+    assert "the run reached a cycle the flit-level kernel's input and buffer rows cannot hold: cycle 3,000,000," in \
+        str(err.value), str(err.value)
+    assert "past 2,147,483,647 (2^31 - 1); shorten the run or its timing delays" in str(err.value)
+    assert run(sim, 0, 0, 2, 2)[1][0] == reference.zero_load_latency_wormhole(sim.params, 2, 2)  # two hops, alone
+    with pytest.raises(InputError, match="a link delay of 1,073,741,824 cycles; the flit-level kernel takes at "
+                                         "most 1,073,741,823"):
+        machine(MESH, timing__link_delay_cycles=2**30)

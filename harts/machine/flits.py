@@ -50,6 +50,7 @@ ERRORS = {
     S.ERR_TOO_MANY_SENDS: "an NP procedure returned more sends than fit",
     S.ERR_BAD_SEND: "an NP procedure sent what the flit-level controller cannot: it routes by destination or by "
                     "segments (not by direction or table), a length of at least one byte, to another node",
+    S.ERR_CYCLE_RANGE: "the run reached a cycle the flit-level kernel's input and buffer rows cannot hold",
     S.ERR_LOOP: "the microprogram loops for ever: on one packet it came back to an instruction through branch, "
                 "jump, wait_header and wait alone, which change nothing the next round reads",
 }
@@ -68,13 +69,14 @@ class DeadlockError(SimulationError):
 
 
 def memory_estimate(inputs: int, nodes: int, depth: int, words: int, records: int) -> int:
-    """Bytes the machine's tables take: per input VC its row, buffer and registers; per node its NP row; the
-    packet and event pools; the logs."""
-    per_input = S.IN_COLUMNS + S.VI_COLUMNS + S.SL_ROWS * depth + words + 8
+    """Bytes the machine's tables take: per input VC its row and buffer (S.ROW_DTYPE), its visit, registers and
+    per-input columns; per node its NP row; the packet and event pools; the logs."""
+    narrow = (S.IN_COLUMNS + S.SL_ROWS * depth) * np.dtype(S.ROW_DTYPE).itemsize
+    per_input = S.VI_COLUMNS + words + 8
     per_node = S.ND_ROWS + 2 * S.PT_ROWS + 8
     pools = records * (S.PK_ROWS + 2 * words + 3) + records * (R.E_HEADER + words)
     logs = LOG_ROWS * (R.DL_ROWS + words + R.PL_ROWS)
-    return 8 * (inputs * per_input + nodes * per_node + pools + logs)
+    return inputs * narrow + 8 * (inputs * per_input + nodes * per_node + pools + logs)
 
 
 # most packet records a pool starts with room for (about 0.4 GB of address space); beyond, it grows
@@ -113,6 +115,10 @@ class FlitSimulation(Simulation):
             # the allocator keeps a router's physical inputs and outputs as bits of one word
             raise config.error("flow.np_channels", f"{ports} link ports and {self.params.np_channels} NP channels "
                                                    f"a node: the flit-level kernel takes at most 64 together")
+        if self.params.credit_delay > S.MAX_DELAY:
+            # the buffer slots hold cycles in 32 bits: a slot never used must have its credit back from cycle 0
+            raise config.error("timing.link_delay_cycles", f"a link delay of {self.params.link_delay:,} cycles; the "
+                                                           f"flit-level kernel takes at most {S.MAX_DELAY - 1:,}")
         vcs = self.params.virtual_channels
         inputs = nodes * (ports * vcs + self.params.np_channels * self.params.injection_vcs)
         if inputs >= S.KEY_SPAN:
@@ -231,11 +237,11 @@ class FlitSimulation(Simulation):
                                                                                 for column in range(len(columns))),
                             np.ascontiguousarray(downstream, dtype=np.int64), lost, topo.shape,
                             topo.offset_table)
-        slots = S.line_aligned((inputs_count, depth, S.SL_ROWS))
+        slots = S.line_aligned((inputs_count, depth, S.SL_ROWS), S.ROW_DTYPE)
         slots[:, :, [S.SL_PACKET, S.SL_FLIT]] = -1
         slots[:, :, S.SL_FREED] = S.EARLY
         buffers = S.Buffers(slots)
-        table = S.line_aligned((inputs_count, S.IN_COLUMNS))
+        table = S.line_aligned((inputs_count, S.IN_COLUMNS), S.ROW_DTYPE)
         for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE, S.CX_PARK_NEXT):
             table[:, column] = -1
         visits = S.line_aligned((inputs_count, S.VI_COLUMNS))
@@ -297,10 +303,15 @@ class FlitSimulation(Simulation):
             hops: bool = False, snapshots: tuple[int, ...] = (), counters: bool = False) -> Result:
         if snapshots:
             raise SimulationError("counter snapshots are the cut-through kernel's (BMU and bus-interface windows)")
-        if traffic is None:
+        from_config = traffic is None
+        if from_config:
             traffic = build_traffic(self.config, self.topology)
         source = TrafficSource(traffic, None, int(traffic.create.max(initial=0))) if isinstance(traffic, Traffic) \
             else traffic
+        if source.horizon_cycles > S.HELD_CYCLE_LIMIT:
+            text = (f"the flit-level kernel runs up to cycle {S.HELD_CYCLE_LIMIT:,} (2^31 - 1), and this traffic is "
+                    f"created until cycle {source.horizon_cycles:,}")
+            raise self.config.error("run.cycles", text) if from_config else SimulationError(text)
         faults = self.faults if faults is None else faults
         state = self._state(faults, hops, counters, len(traffic) if isinstance(traffic, Traffic) else 0)
         machine, run = state["machine"], state["run"]
@@ -487,6 +498,9 @@ class FlitSimulation(Simulation):
                     f"{self.microprogram.describe(int(stats[S.ST_ERROR_PC]))}"
         elif error in (S.ERR_TOO_MANY_SENDS, S.ERR_BAD_SEND):
             where = f" (NP program {self.program.name!r})"
+        elif error == S.ERR_CYCLE_RANGE:
+            where = f": cycle {int(stats[S.ST_ERROR_DETAIL]):,}, past {S.HELD_CYCLE_LIMIT:,} (2^31 - 1); shorten the " \
+                    f"run or its timing delays"
         raise SimulationError(f"cycle {cycle}: {ERRORS[error]}{where}")
 
     def waiting_cycle(self, switch) -> list[str]:

@@ -168,6 +168,7 @@ from .state import (
     VI_OCCUPANCY_AT,
     VI_REFUSED_AT,
     VI_UPSTREAM,
+    held_cycle,
 )
 from .wheel import next_due, next_wheel_cycle, park, schedule, take_from_heap
 
@@ -207,11 +208,11 @@ def _occupancy(machine, switch, i, t):
 
 
 @kernel_part
-def _remove_oldest(machine, buffers, switch, i, c):
+def _remove_oldest(machine, buffers, switch, run, i, c):
     inputs = switch.inputs
     _occupancy(machine, switch, i, c)
     slot = inputs[i, IN_FIRST]
-    buffers.slots[i, slot, SL_FREED] = c
+    buffers.slots[i, slot, SL_FREED] = held_cycle(run.stats, c)
     inputs[i, IN_FIRST] = ring_next(slot, machine.params[PR_DEPTH])
     inputs[i, IN_COUNT] -= 1
 
@@ -256,7 +257,7 @@ def _abandon(machine, switch, packets, logs, run, j, c):
     pkt = inputs[j, CX_PKT]
     release_output(machine, switch, run, j, c)
     inputs[j, CX_STATE] = CX_IDLE
-    inputs[j, CX_FREE_FROM] = c
+    inputs[j, CX_FREE_FROM] = held_cycle(run.stats, c)
     inputs[j, CX_PKT] = -1
     release(packets, logs, pkt, c)
 
@@ -271,7 +272,7 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
     pkt = inputs[i, CX_PKT]
     table = packets.table
     tail_in = buffers.slots[i, inputs[i, IN_FIRST], SL_USABLE]
-    _remove_oldest(machine, buffers, switch, i, c)
+    _remove_oldest(machine, buffers, switch, run, i, c)
     _visit(machine, switch, packets, logs, i, -2, 0, tail_in, c, ACT_NACKED)
     made = table[pkt, PK_HOPS] - table[pkt, PK_HOPS_INHERITED]
     source = table[pkt, PK_SOURCE]
@@ -338,7 +339,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
             if inputs[i, CX_TAIL_AT] < 0:
                 inputs[i, CX_PC] = pc
                 inputs[i, CX_STATE] = CX_WAIT_TAIL
-                inputs[i, CX_DUE] = c
+                inputs[i, CX_DUE] = held_cycle(stats, c)
                 return
             pc += 1
             if params[PR_IMMEDIATE_TURNAROUND] == 0:
@@ -389,19 +390,20 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
                 _keep_header(switch, packets, params, i, pkt)
                 bind(machine, switch, run, i, machine.ejection[i], machine.ejection[i] - params[PR_PORTS], c)
             elif op == isa.OP_ACK:
-                _remove_oldest(machine, buffers, switch, i, c)
+                _remove_oldest(machine, buffers, switch, run, i, c)
                 made = packets.table[pkt, PK_HOPS] - packets.table[pkt, PK_HOPS_INHERITED]
                 packets.table[pkt, PK_ACKED] = c + made * params[PR_ACK_HOP]
             else:
                 _nack(machine, buffers, switch, packets, logs, run, i, c)
                 # the probe is gone: wait_tail has nothing to wait for
-                inputs[i, CX_TAIL_AT] = c
+                inputs[i, CX_TAIL_AT] = held_cycle(stats, c)
             pc += 1
             c += cycles
         elif op == isa.OP_DONE:
             stats[ST_LAST_PROGRESS] = c
             inputs[i, CX_STATE] = CX_IDLE
-            inputs[i, CX_FREE_FROM] = c if params[PR_IMMEDIATE_TURNAROUND] != 0 else c + cycles
+            free = c if params[PR_IMMEDIATE_TURNAROUND] != 0 else c + cycles
+            inputs[i, CX_FREE_FROM] = held_cycle(stats, free)
             inputs[i, CX_PKT] = -1
             release(packets, logs, pkt, c)
             try_start(machine, buffers, switch, packets, run, i)
@@ -570,7 +572,7 @@ def _to_link(machine, buffers, switch, packets, logs, run, i, pkt, flit, last, t
     slot = ring_add(inputs[d, IN_FIRST], count, depth)
     buffers.slots[d, slot, SL_PACKET] = pkt
     buffers.slots[d, slot, SL_FLIT] = flit
-    buffers.slots[d, slot, SL_USABLE] = t + params[PR_LINK_LATENCY]
+    buffers.slots[d, slot, SL_USABLE] = held_cycle(stats, t + params[PR_LINK_LATENCY])
     inputs[d, IN_COUNT] = count + 1
     table[pkt, PK_LANDED_FLITS] += 1
     if count + 1 > stats[ST_PEAK]:
@@ -637,7 +639,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         slot = inputs[i, IN_FIRST]
         flit = buffers.slots[i, slot, SL_FLIT]
         tail_in = buffers.slots[i, slot, SL_USABLE]
-        _remove_oldest(machine, buffers, switch, i, t)
+        _remove_oldest(machine, buffers, switch, run, i, t)
         switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], vcs)
     stats[ST_GRANTS] += 1
     stats[ST_LAST_PROGRESS] = t
@@ -670,7 +672,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         release_output(machine, switch, run, i, t)
         if injection and table[pkt, PK_NOTIFY] & NOTIFY_SENT != 0:
             np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_SENT, node, t + k)
-        inputs[i, CX_TAIL_AT] = t
+        inputs[i, CX_TAIL_AT] = held_cycle(stats, t)
         if inputs[i, CX_STATE] == CX_WAIT_TAIL:
             if t < inputs[i, CX_DUE]:
                 # the wait_tail, due after this grant, ran ahead of it: executed in its cycle it would have found
@@ -969,15 +971,16 @@ def _signature():
     from ...network.topology import OFFSETS_SIGNATURE
     from ...np.program import PROCEDURE_SIGNATURE
     from ..records import Logs, Processor, System
-    from .state import Buffers, Machine, Packets, Run, Switch
+    from .state import ROW_DTYPE, Buffers, Machine, Packets, Run, Switch
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     column = np.zeros((2, 2), np.int64)[:, 0]  # the per-input columns are strided views of one table
     bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
                        two),
-               Buffers(np.zeros((1, 1, 1), np.int64)), Switch(two, two, one, two, two, two), Packets(two, two, two),
-               Logs(one, two, two, two, two), Run(one, one, one, one, one, one, one, one, one, one, one, one),
+               Buffers(np.zeros((1, 1, 1), ROW_DTYPE)), Switch(two.astype(ROW_DTYPE), two, one, two, two, two),
+               Packets(two, two, two), Logs(one, two, two, two, two),
+               Run(one, one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -35,6 +35,7 @@ from .state import (
     ST_ACTIVE,
     ST_ERROR,
     VI_WAITS_ON,
+    held_cycle,
 )
 from .wheel import unpark
 
@@ -48,7 +49,7 @@ def bind(machine, switch, run, i, output, vc, c):
     ports = machine.params[PR_PORTS]
     down = machine.downstream[machine.input_node[i] * ports + output] if output < ports else -1
     inputs[i, IN_DOWN] = down + vc if down >= 0 else -1
-    inputs[i, IN_BOUND_FROM] = c
+    inputs[i, IN_BOUND_FROM] = held_cycle(run.stats, c)
     if inputs[i, IN_LISTED] == 0:
         inputs[i, IN_LISTED] = 1
         word = i >> 6

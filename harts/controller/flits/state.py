@@ -1,4 +1,5 @@
-"""The flit-level kernel's state: int64 tables, their field layout, and the named bundles the kernel takes.
+"""The flit-level kernel's state: its tables (int64, but the inputs and buffer slots: ROW_DTYPE), their field layout,
+and the named bundles the kernel takes.
 
 Times are cycles (one tick a cycle). With C NP channels (flow.np_channels), inputs are numbered
 node * NI + i with NI = P*V + C*J: i = port*V + vc for the link inputs, P*V + c*J + j for injection context j
@@ -14,8 +15,10 @@ from collections import namedtuple
 
 import numpy as np
 
+from ...jit import kernel_part
+
 NEVER = np.int64(2**62)
-EARLY = np.int64(-(2**40))  # a slot freed "long ago": its credit is back
+EARLY = np.int64(-(2**31))  # a slot freed "long ago": its credit is back (the least ROW_DTYPE value; MAX_DELAY)
 WHEEL = 32  # cycles ahead the contexts' wheel spans (wheel.py); slots fit in the low bits of one word
 KEY_SPAN = np.int64(2**24)  # inputs and nodes per run; heap keys (cycle * KEY_SPAN + id) stay below 2^63
 
@@ -41,7 +44,7 @@ CX_TAIL_AT = 13  # cycle the current packet's last flit was granted here, -1 bef
 IN_OVC = 14  # the downstream VC it sends into
 CX_PARK_NEXT = 15  # CX_PARKED: the next context parked on the same output, -1 the last
 IN_ROWS = 16
-IN_COLUMNS = 16  # a row is padded to two whole cache lines
+IN_COLUMNS = 16  # a row is one whole cache line (of ROW_DTYPE)
 
 CX_IDLE = 0
 CX_RUN = 1
@@ -195,6 +198,7 @@ ERR_STALLED = 8  # packets in flight, yet nothing left to happen
 ERR_TOO_MANY_SENDS = 9  # an NP procedure returned more sends than fit
 ERR_BAD_SEND = 10  # an NP procedure asked for a route or length the flit-level controller cannot send
 ERR_LOOP = 11  # a context's private instructions came round to one again on one packet (contexts.loops)
+ERR_CYCLE_RANGE = 12  # a cycle past HELD_CYCLE_LIMIT was to be held in an input or slot row (ST_ERROR_DETAIL: it)
 
 # ---- parameters --------------------------------------------------------------------------------------------------
 PR_PORTS = 0
@@ -265,15 +269,33 @@ Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", 
 
 
 CACHE_LINE = 64  # bytes
+# The inputs and buffer slots, the tables the allocator reads at random every cycle, are int32: half the bytes of
+# int64 (the 64x64 torus's went from 13.5 to 6.8 MB), which ran the 64x64 torus at 0.6 of its channel-load bound
+# 1.1 to 1.7 times as fast and the 8x8 and 16x16 networks within the noise (README, Speed). Every cycle written into
+# one is checked against HELD_CYCLE_LIMIT (held_cycle): past it the run stops with ERR_CYCLE_RANGE (MODEL.md, Time).
+ROW_DTYPE = np.int32
+HELD_CYCLE_LIMIT = 2**31 - 1
+MAX_DELAY = 2**30  # cycles a link's credit may take: EARLY + MAX_DELAY < 0, the first cycle (machine/flits.py)
 
 
-def line_aligned(shape: tuple[int, ...]) -> np.ndarray:
-    """An int64 array of zeros whose first element starts a cache line, so that each row of a table whose rows
-    are a multiple of 64 bytes takes whole lines: a large network's tables do not fit in cache, and a row split
-    across one more line costs one more miss."""
+@kernel_part
+def held_cycle(stats, cycle):
+    """`cycle`, which an input or slot row is to hold: past HELD_CYCLE_LIMIT the run stops with ERR_CYCLE_RANGE
+    (unless it already stopped for another error) at the end of the cycle, before the row's value could matter."""
+    if cycle > HELD_CYCLE_LIMIT and stats[ST_ERROR] == 0:
+        stats[ST_ERROR] = ERR_CYCLE_RANGE
+        stats[ST_ERROR_DETAIL] = cycle
+    return cycle
+
+
+def line_aligned(shape: tuple[int, ...], dtype=np.int64) -> np.ndarray:
+    """An array of zeros whose first element starts a cache line, so that each row of a table whose rows are a
+    multiple of 64 bytes takes whole lines: a large network's tables do not fit in cache, and a row split across
+    one more line costs one more miss."""
     count = int(np.prod(shape))
-    raw = np.zeros(count + CACHE_LINE // 8, np.int64)
-    start = (-raw.ctypes.data % CACHE_LINE) // 8
+    size = np.dtype(dtype).itemsize
+    raw = np.zeros(count + CACHE_LINE // size, dtype)
+    start = (-raw.ctypes.data % CACHE_LINE) // size
     return raw[start:start + count].reshape(shape)
 
 

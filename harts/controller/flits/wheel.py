@@ -34,6 +34,7 @@ from .state import (
     ST_WHEELED,
     VI_WAITS_ON,
     WHEEL,
+    held_cycle,
 )
 
 _MASK = WHEEL - 1
@@ -65,7 +66,7 @@ def schedule(run, inputs, i, due):
     current cycle until its contexts have run, then the next) to less than WHEEL ahead; other cycles wait in the
     heap (an earlier one is stale by the time the heap gives it back, as before the wheel)."""
     inputs[i, CX_STATE] = CX_RUN
-    inputs[i, CX_DUE] = due
+    inputs[i, CX_DUE] = held_cycle(run.stats, due)
     stats = run.stats
     if stats[ST_WHEEL_FROM] <= due < stats[ST_TIME] + WHEEL:
         _mark(run, due & _MASK, i)
@@ -126,7 +127,7 @@ def park(switch, run, i, pc, c):
     inputs = switch.inputs
     inputs[i, CX_PC] = pc
     inputs[i, CX_STATE] = CX_PARKED
-    inputs[i, CX_DUE] = c
+    inputs[i, CX_DUE] = held_cycle(run.stats, c)
     row = switch.visits[i, VI_WAITS_ON]
     inputs[i, CX_PARK_NEXT] = switch.ports[row, PT_PARKED]
     switch.ports[row, PT_PARKED] = i
