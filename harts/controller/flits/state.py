@@ -270,9 +270,9 @@ Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", 
 
 CACHE_LINE = 64  # bytes
 # The inputs and buffer slots, the tables the allocator reads at random every cycle, are int32: half the bytes of
-# int64 (the 64x64 torus's went from 13.5 to 6.8 MB), which ran the 64x64 torus at 0.6 of its channel-load bound
-# 1.1 to 1.7 times as fast and the 8x8 and 16x16 networks within the noise (README, Speed). Every cycle written into
-# one is checked against HELD_CYCLE_LIMIT (held_cycle): past it the run stops with ERR_CYCLE_RANGE (MODEL.md, Time).
+# int64 (the 64x64 torus's went from 13.5 to 6.8 MB), which ran the 64x64 torus faster in 6 of 8 alternating pairs
+# and the 8x8 and 16x16 networks within the noise (README, Speed). Every cycle written into one is checked against
+# HELD_CYCLE_LIMIT (held_cycle): past it the run stops with ERR_CYCLE_RANGE (MODEL.md, Time).
 ROW_DTYPE = np.int32
 HELD_CYCLE_LIMIT = 2**31 - 1
 MAX_DELAY = 2**30  # cycles a link's credit may take: EARLY + MAX_DELAY < 0, the first cycle (machine/flits.py)
