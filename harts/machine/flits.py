@@ -69,10 +69,10 @@ class DeadlockError(SimulationError):
 
 
 def memory_estimate(inputs: int, nodes: int, depth: int, words: int, records: int) -> int:
-    """Bytes the machine's tables take: per input VC its row and buffer (S.ROW_DTYPE), its visit, registers and
-    per-input columns; per node its NP row; the packet and event pools; the logs."""
-    narrow = (S.IN_COLUMNS + S.SL_ROWS * depth) * np.dtype(S.ROW_DTYPE).itemsize
-    per_input = S.VI_COLUMNS + words + 8
+    """Bytes the machine's tables take: per input VC its row, buffer and per-input columns (S.ROW_DTYPE), its visit
+    and registers; per node its NP row; the packet and event pools; the logs."""
+    narrow = (S.IN_COLUMNS + S.SL_ROWS * depth + S.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
+    per_input = S.VI_COLUMNS + words
     per_node = S.ND_ROWS + 2 * S.PT_ROWS + 8
     pools = records * (S.PK_ROWS + 2 * words + 3) + records * (R.E_HEADER + words)
     logs = LOG_ROWS * (R.DL_ROWS + words + R.PL_ROWS)
@@ -226,7 +226,7 @@ class FlitSimulation(Simulation):
         working = (topo.neighbours.reshape(-1) >= 0) & (lost == 0)
         downstream = np.where(working, (topo.neighbours * per_node + topo.in_port * vcs).reshape(-1), -1)
         params = self._params(faults, hops, counters)
-        per_input = S.line_aligned((inputs_count, S.CACHE_LINE // 8))
+        per_input = S.line_aligned((inputs_count, S.CACHE_LINE // 8), S.ROW_DTYPE)
         columns = (node, row, np.where(injection, injection_vc, local % vcs), injection,
                    np.where(injection, -1, ports + port % channels))
         for column, values in enumerate(columns):

@@ -975,7 +975,7 @@ def _signature():
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
-    column = np.zeros((2, 2), np.int64)[:, 0]  # the per-input columns are strided views of one table
+    column = np.zeros((2, 2), ROW_DTYPE)[:, 0]  # the per-input columns are strided views of one table
     bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
                        two),
                Buffers(np.zeros((1, 1, 1), ROW_DTYPE)), Switch(two.astype(ROW_DTYPE), two, one, two, two, two),

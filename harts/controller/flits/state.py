@@ -243,7 +243,7 @@ PR_ROWS = 38
 
 # Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
 # table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it
-# delivers through (columns of one line-aligned row per input, as one input's are read together);
+# delivers through (ROW_DTYPE columns of one line-aligned row per input, as one input's are read together);
 # downstream[node * P + port]: the first input VC its link feeds (add the VC), -1 without
 # a link or when a fault swallows what it sends; lost[node * P + port]: records.DROP_* of that fault (a dead
 # link, a crashed or dropping node at the far end), else 0.
@@ -269,10 +269,11 @@ Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", 
 
 
 CACHE_LINE = 64  # bytes
-# The inputs and buffer slots, the tables the allocator reads at random every cycle, are int32: half the bytes of
-# int64 (the 64x64 torus's went from 13.5 to 6.8 MB), which ran the 64x64 torus faster in 6 of 8 alternating pairs
-# and the 8x8 and 16x16 networks within the noise (README, Speed). Every cycle written into one is checked against
-# HELD_CYCLE_LIMIT (held_cycle): past it the run stops with ERR_CYCLE_RANGE (MODEL.md, Time).
+# The inputs, their buffer slots and their columns of Machine (input_node .. ejection), the tables the allocator
+# reads every cycle, are int32: half the bytes of int64 (the 64x64 torus's went from 15.8 to 7.9 MB), which ran the
+# 64x64 torus faster in 14 of 16 alternating pairs and the 8x8 and 16x16 networks within the noise (README, Speed).
+# Every cycle written into an input or slot row is checked against HELD_CYCLE_LIMIT (held_cycle): past it the run
+# stops with ERR_CYCLE_RANGE (MODEL.md, Time).
 ROW_DTYPE = np.int32
 HELD_CYCLE_LIMIT = 2**31 - 1
 MAX_DELAY = 2**30  # cycles a link's credit may take: EARLY + MAX_DELAY < 0, the first cycle (machine/flits.py)
