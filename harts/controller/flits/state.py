@@ -271,7 +271,8 @@ Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", 
 CACHE_LINE = 64  # bytes
 # The inputs, their buffer slots and their columns of Machine (input_node .. ejection), the tables the allocator
 # reads every cycle, are int32: half the bytes of int64 (the 64x64 torus's went from 15.8 to 7.9 MB), which ran the
-# 64x64 torus faster in 14 of 16 alternating pairs and the 8x8 and 16x16 networks within the noise (README, Speed).
+# 64x64 torus faster in 6 of 8 alternating pairs (inputs and slots) and then in 8 of 8 (the columns), and the 8x8
+# and 16x16 networks within the noise (README, Speed).
 # Every cycle written into an input or slot row is checked against HELD_CYCLE_LIMIT (held_cycle): past it the run
 # stops with ERR_CYCLE_RANGE (MODEL.md, Time).
 ROW_DTYPE = np.int32
