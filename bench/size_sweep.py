@@ -83,11 +83,11 @@ def cut_through_tables(size: int) -> dict:
 
 
 def flit_tables(side: int) -> dict:
-    """Bytes of the tables indexed by node, input or port: the engine's (machine, buffers, switch) and the limit's
-    (bench/limits/flits.router_tables, and the first packet of each router)."""
+    """Bytes of the tables indexed by node, input or port: the engine's (machine, switch: the inputs hold their buffer
+    slots) and the limit's (bench/limits/flits.router_tables, and the first packet of each router)."""
     sim = machine("torus", side)
     state = sim._state(sim.faults, False, False, 0)
-    engine = _bytes(_arrays(state["machine"]) + _arrays(state["buffers"]) + _arrays(state["switch"]))
+    engine = _bytes(_arrays(state["machine"]) + _arrays(state["switch"]))
     first_of = np.zeros(side * side + 1, np.int64)  # each router's first packet, which _run also takes
     limit = _bytes([first_of, *flit_limit.router_tables("torus", side, side, sim.params.virtual_channels,
                                                         sim.params.buffer_flits, first_of)])

@@ -71,7 +71,7 @@ class DeadlockError(SimulationError):
 def memory_estimate(inputs: int, nodes: int, depth: int, words: int, records: int) -> int:
     """Bytes the machine's tables take: per input VC its row, buffer and per-input columns (S.ROW_DTYPE), its visit
     and registers; per node its NP row; the packet and event pools; the logs."""
-    narrow = (S.IN_COLUMNS + S.SL_ROWS * depth + S.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
+    narrow = (S.input_columns(depth) + S.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
     per_input = S.VI_COLUMNS + words
     per_node = S.ND_ROWS + 2 * S.PT_ROWS + 8
     pools = records * (S.PK_ROWS + 2 * words + 3) + records * (R.E_HEADER + words)
@@ -237,11 +237,10 @@ class FlitSimulation(Simulation):
                                                                                 for column in range(len(columns))),
                             np.ascontiguousarray(downstream, dtype=np.int64), lost, topo.shape,
                             topo.offset_table)
-        slots = S.line_aligned((inputs_count, depth, S.SL_ROWS), S.ROW_DTYPE)
+        table = S.line_aligned((inputs_count, S.input_columns(depth)), S.ROW_DTYPE)
+        slots = S.slots_of(table, depth)
         slots[:, :, [S.SL_PACKET, S.SL_FLIT]] = -1
         slots[:, :, S.SL_FREED] = S.EARLY
-        buffers = S.Buffers(slots)
-        table = S.line_aligned((inputs_count, S.IN_COLUMNS), S.ROW_DTYPE)
         for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE, S.CX_PARK_NEXT):
             table[:, column] = -1
         visits = S.line_aligned((inputs_count, S.VI_COLUMNS))
@@ -270,7 +269,7 @@ class FlitSimulation(Simulation):
                     np.zeros(bitmap_words, np.int64), np.zeros(summary_words, np.int64), np.full(rows, -1, np.int64),
                     np.full(rows, -1, np.int64))
         logs = R.empty_logs(stats, first_log_rows(packets_known, LOG_ROWS), words, hops)
-        return {"machine": machine, "buffers": buffers, "switch": switch, "packets": S.empty_pool(records, words),
+        return {"machine": machine, "switch": switch, "packets": S.empty_pool(records, words),
                 "logs": logs, "run": run, "processor": self._processor(events)}
 
     def _processor(self, records: int) -> R.Processor:
@@ -341,7 +340,7 @@ class FlitSimulation(Simulation):
                         params[S.PR_PAUSE_AT] = observer.pause_before(int(stats[S.ST_TIME]),
                                                                       int(params[S.PR_PAUSE_AT]))
                 slices.start()
-                kernel(*arguments, machine, state["buffers"], state["switch"], state["packets"], state["logs"], run,
+                kernel(*arguments, machine, state["switch"], state["packets"], state["logs"], run,
                        state["processor"], table)
                 paused = int(stats[S.ST_PAUSED])
                 if paused == S.PAUSE_SLICE:
@@ -561,7 +560,7 @@ class FlitProbe:
 
     def sample(self, cycle: int, nodes: list[int]) -> dict:
         """Every signal's value at the end of `cycle`, by scope.name."""
-        machine, buffers, switch = self.state["machine"], self.state["buffers"], self.state["switch"]
+        machine, switch = self.state["machine"], self.state["switch"]
         table = self.state["packets"].table
         inputs, ports_table, owner = switch.inputs, switch.ports, switch.owner
         f = self.params
@@ -600,7 +599,7 @@ class FlitProbe:
                         d = first + c
                         count = int(inputs[d, S.IN_COUNT])
                         slots = ((int(inputs[d, S.IN_FIRST]) + count + k) % depth for k in range(depth - count))
-                        freed = buffers.slots[d, :, S.SL_FREED]
+                        freed = S.slots_of(switch.inputs, depth)[d, :, S.SL_FREED]
                         credits = sum(int(freed[s]) + f.credit_delay <= cycle + 1 for s in slots)
                     values[f"{scope}.vc{c}.credits"] = credits
             queued, record = 0, int(switch.nodes[v, S.ND_QUEUE_HEAD])

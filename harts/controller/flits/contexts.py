@@ -50,6 +50,7 @@ from .state import (
     VI_MARKED_BLOCKED,
     VI_REFUSED_AT,
     VI_VALUE_AT,
+    slot_field,
 )
 from .wheel import schedule
 
@@ -90,7 +91,7 @@ def loops(code, stats, i, pc, steps):
 
 
 @kernel_part
-def try_start(machine, buffers, switch, packets, run, i):
+def try_start(machine, switch, packets, run, i):
     """An idle context starts on the next packet: a link input's, when the head is at the front of its buffer;
     an injection channel's, the packet at the head of its node's NP queue, which it takes out of the queue.
     A packet that could have started earlier but for the packet before it is marked queued."""
@@ -114,10 +115,10 @@ def try_start(machine, buffers, switch, packets, run, i):
         if inputs[i, IN_COUNT] == 0:
             return
         slot = inputs[i, IN_FIRST]
-        if buffers.slots[i, slot, SL_FLIT] != 0:
+        if switch.inputs[i, slot_field(slot, SL_FLIT)] != 0:
             return
-        pkt = buffers.slots[i, slot, SL_PACKET]
-        arrived = buffers.slots[i, slot, SL_USABLE]
+        pkt = switch.inputs[i, slot_field(slot, SL_PACKET)]
+        arrived = switch.inputs[i, slot_field(slot, SL_USABLE)]
         inputs[i, CX_PC] = params[PR_ENTRY_RECEIVE]
     start = max(arrived, inputs[i, CX_FREE_FROM])
     if start > arrived:
@@ -155,17 +156,17 @@ def try_start(machine, buffers, switch, packets, run, i):
 
 
 @kernel_part
-def offer(machine, buffers, switch, packets, run, node):
+def offer(machine, switch, packets, run, node):
     """Every idle injection channel of the node, in channel order, takes the next packet of its NP queue."""
     params = machine.params
     contexts = params[PR_NP_CHANNELS] * params[PR_INJECTION_VCS]
     first = node * (params[PR_PORTS] * params[PR_VCS] + contexts) + params[PR_PORTS] * params[PR_VCS]
     for c in range(contexts):
-        try_start(machine, buffers, switch, packets, run, first + c)
+        try_start(machine, switch, packets, run, first + c)
 
 
 @kernel_part
-def enqueue(machine, buffers, switch, packets, run, pkt, node, t):
+def enqueue(machine, switch, packets, run, pkt, node, t):
     """Packet record pkt joins the back of its node's NP queue at cycle t, ready to leave n_s later."""
     table = packets.table
     nodes = switch.nodes
@@ -178,4 +179,4 @@ def enqueue(machine, buffers, switch, packets, run, pkt, node, t):
         table[tail, PK_NEXT] = pkt
     nodes[node, ND_QUEUE_TAIL] = pkt
     run.stats[ST_LAST_PROGRESS] = t
-    offer(machine, buffers, switch, packets, run, node)
+    offer(machine, switch, packets, run, node)

@@ -169,6 +169,7 @@ from .state import (
     VI_REFUSED_AT,
     VI_UPSTREAM,
     held_cycle,
+    slot_field,
 )
 from .wheel import next_due, next_wheel_cycle, park, schedule, take_from_heap
 
@@ -208,11 +209,11 @@ def _occupancy(machine, switch, i, t):
 
 
 @kernel_part
-def _remove_oldest(machine, buffers, switch, run, i, c):
+def _remove_oldest(machine, switch, run, i, c):
     inputs = switch.inputs
     _occupancy(machine, switch, i, c)
     slot = inputs[i, IN_FIRST]
-    buffers.slots[i, slot, SL_FREED] = held_cycle(run.stats, c)
+    switch.inputs[i, slot_field(slot, SL_FREED)] = held_cycle(run.stats, c)
     inputs[i, IN_FIRST] = ring_next(slot, machine.params[PR_DEPTH])
     inputs[i, IN_COUNT] -= 1
 
@@ -263,7 +264,7 @@ def _abandon(machine, switch, packets, logs, run, j, c):
 
 
 @kernel_call
-def _nack(machine, buffers, switch, packets, logs, run, i, c):
+def _nack(machine, switch, packets, logs, run, i, c):
     """A probe gives up at input i: its slot is freed, every link of its partial circuit is released, and the
     packet goes back to the head of its source's NP queue, ready once the nack is home and the back-off has
     passed."""
@@ -271,8 +272,8 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
     inputs = switch.inputs
     pkt = inputs[i, CX_PKT]
     table = packets.table
-    tail_in = buffers.slots[i, inputs[i, IN_FIRST], SL_USABLE]
-    _remove_oldest(machine, buffers, switch, run, i, c)
+    tail_in = switch.inputs[i, slot_field(inputs[i, IN_FIRST], SL_USABLE)]
+    _remove_oldest(machine, switch, run, i, c)
     _visit(machine, switch, packets, logs, i, -2, 0, tail_in, c, ACT_NACKED)
     made = table[pkt, PK_HOPS] - table[pkt, PK_HOPS_INHERITED]
     source = table[pkt, PK_SOURCE]
@@ -297,15 +298,15 @@ def _nack(machine, buffers, switch, packets, logs, run, i, c):
         nodes[source, ND_QUEUE_TAIL] = pkt
     nodes[source, ND_QUEUE_HEAD] = pkt
     # the abandoned inputs take their next packets (the source's channels the nacked one, now first again)
-    offer(machine, buffers, switch, packets, run, source)
+    offer(machine, switch, packets, run, source)
     j = switch.visits[i, VI_UPSTREAM]
     while j >= 0 and machine.injection[j] == 0:
-        try_start(machine, buffers, switch, packets, run, j)
+        try_start(machine, switch, packets, run, j)
         j = switch.visits[j, VI_UPSTREAM]
 
 
 @kernel_part
-def _execute(machine, buffers, switch, packets, logs, run, i, t):
+def _execute(machine, switch, packets, logs, run, i, t):
     """Run the context of input i from its instruction due at t: private instructions run ahead, and the
     context stops at the next shared one that lies in the future (or stalls, or finishes)."""
     params = machine.params
@@ -390,11 +391,11 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
                 _keep_header(switch, packets, params, i, pkt)
                 bind(machine, switch, run, i, machine.ejection[i], machine.ejection[i] - params[PR_PORTS], c)
             elif op == isa.OP_ACK:
-                _remove_oldest(machine, buffers, switch, run, i, c)
+                _remove_oldest(machine, switch, run, i, c)
                 made = packets.table[pkt, PK_HOPS] - packets.table[pkt, PK_HOPS_INHERITED]
                 packets.table[pkt, PK_ACKED] = c + made * params[PR_ACK_HOP]
             else:
-                _nack(machine, buffers, switch, packets, logs, run, i, c)
+                _nack(machine, switch, packets, logs, run, i, c)
                 # the probe is gone: wait_tail has nothing to wait for
                 inputs[i, CX_TAIL_AT] = held_cycle(stats, c)
             pc += 1
@@ -406,7 +407,7 @@ def _execute(machine, buffers, switch, packets, logs, run, i, t):
             inputs[i, CX_FREE_FROM] = held_cycle(stats, free)
             inputs[i, CX_PKT] = -1
             release(packets, logs, pkt, c)
-            try_start(machine, buffers, switch, packets, run, i)
+            try_start(machine, switch, packets, run, i)
             return
 
 
@@ -427,7 +428,7 @@ HELD_CREDIT = 4  # the next downstream slot is held by (or not yet credited back
 
 
 @kernel_part
-def _candidate(machine, buffers, switch, packets, i, t):
+def _candidate(machine, switch, packets, i, t):
     """Whether input i's oldest flit can be granted its output (and a tee's ejection) at cycle t, and if not, what
     holds it."""
     params = machine.params
@@ -444,7 +445,7 @@ def _candidate(machine, buffers, switch, packets, i, t):
             return WAITS
         if params[PR_CIRCUIT] != 0 and table[pkt, PK_SENT] >= 1 and table[pkt, PK_ACKED] > t:
             return WAITS
-    elif inputs[i, IN_COUNT] == 0 or buffers.slots[i, inputs[i, IN_FIRST], SL_USABLE] > t:
+    elif inputs[i, IN_COUNT] == 0 or switch.inputs[i, slot_field(inputs[i, IN_FIRST], SL_USABLE)] > t:
         return WAITS
     base = node * (ports + params[PR_NP_CHANNELS])
     if switch.ports[base + output, PT_BUSY_UNTIL] > t:
@@ -457,9 +458,9 @@ def _candidate(machine, buffers, switch, packets, i, t):
         count = inputs[d, IN_COUNT]
         depth = params[PR_DEPTH]
         slot = ring_add(inputs[d, IN_FIRST], count, depth)
-        if count >= depth or buffers.slots[d, slot, SL_FREED] + params[PR_CREDIT_DELAY] > t:
+        if count >= depth or switch.inputs[d, slot_field(slot, SL_FREED)] + params[PR_CREDIT_DELAY] > t:
             inputs[i, IN_WAIT_FOR] = d
-            return HELD_OWN if buffers.slots[d, slot, SL_PACKET] == pkt else HELD_CREDIT
+            return HELD_OWN if switch.inputs[d, slot_field(slot, SL_PACKET)] == pkt else HELD_CREDIT
     return CANDIDATE
 
 
@@ -489,7 +490,7 @@ def _random(stats):
 
 
 @kernel_call
-def _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
+def _lose(machine, switch, packets, logs, run, i, o, flit, last, t):
     """Input i's flit went out through port o into a fault (a dead link, a crashed or dropping node beyond): it
     is swallowed. A lost probe takes its circuit down and the packet is dropped; a lost worm is dropped when its
     tail is gone."""
@@ -516,7 +517,7 @@ def _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t):
             _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], switch.visits[j, VI_ARRIVED],
                    t + params[PR_FLIT_CYCLES], ACT_INJECTED if machine.injection[j] != 0 else ACT_FORWARDED)
             _abandon(machine, switch, packets, logs, run, j, t)
-            try_start(machine, buffers, switch, packets, run, j)
+            try_start(machine, switch, packets, run, j)
             j = upstream
         stats[ST_DROPS] += 1
         release(packets, logs, pkt, t)
@@ -540,7 +541,7 @@ def _take_output(switch, orow, pkt, pointer, free):
 
 
 @kernel_part
-def _to_link(machine, buffers, switch, packets, logs, run, i, pkt, flit, last, t):
+def _to_link(machine, switch, packets, logs, run, i, pkt, flit, last, t):
     """Input i's flit crosses its output link into the buffer downstream, or into the fault that swallows what the
     link sends. Returns False when the grant must stop (an error, or a lost probe took its circuit down)."""
     params = machine.params
@@ -561,7 +562,7 @@ def _to_link(machine, buffers, switch, packets, logs, run, i, pkt, flit, last, t
     d = inputs[i, IN_DOWN]
     if d < 0:  # a fault swallows what this port sends
         table[pkt, PK_LANDED_FLITS] += 1
-        return not _lose(machine, buffers, switch, packets, logs, run, i, o, flit, last, t)
+        return not _lose(machine, switch, packets, logs, run, i, o, flit, last, t)
     count = inputs[d, IN_COUNT]
     depth = params[PR_DEPTH]
     if count >= depth:
@@ -570,9 +571,9 @@ def _to_link(machine, buffers, switch, packets, logs, run, i, pkt, flit, last, t
         return False
     _occupancy(machine, switch, d, t)
     slot = ring_add(inputs[d, IN_FIRST], count, depth)
-    buffers.slots[d, slot, SL_PACKET] = pkt
-    buffers.slots[d, slot, SL_FLIT] = flit
-    buffers.slots[d, slot, SL_USABLE] = held_cycle(stats, t + params[PR_LINK_LATENCY])
+    switch.inputs[d, slot_field(slot, SL_PACKET)] = pkt
+    switch.inputs[d, slot_field(slot, SL_FLIT)] = flit
+    switch.inputs[d, slot_field(slot, SL_USABLE)] = held_cycle(stats, t + params[PR_LINK_LATENCY])
     inputs[d, IN_COUNT] = count + 1
     table[pkt, PK_LANDED_FLITS] += 1
     if count + 1 > stats[ST_PEAK]:
@@ -580,7 +581,7 @@ def _to_link(machine, buffers, switch, packets, logs, run, i, pkt, flit, last, t
     if flit == 0:
         switch.visits[d, VI_UPSTREAM] = i
         if count == 0:
-            try_start(machine, buffers, switch, packets, run, d)
+            try_start(machine, switch, packets, run, d)
     return True
 
 
@@ -614,7 +615,7 @@ def _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, o, deli
 
 
 @kernel_part
-def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
+def _grant(machine, switch, packets, logs, run, processor, i, t):
     params = machine.params
     inputs = switch.inputs
     table = packets.table
@@ -637,9 +638,9 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
         switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], params[PR_INJECTION_VCS])
     else:
         slot = inputs[i, IN_FIRST]
-        flit = buffers.slots[i, slot, SL_FLIT]
-        tail_in = buffers.slots[i, slot, SL_USABLE]
-        _remove_oldest(machine, buffers, switch, run, i, t)
+        flit = switch.inputs[i, slot_field(slot, SL_FLIT)]
+        tail_in = switch.inputs[i, slot_field(slot, SL_USABLE)]
+        _remove_oldest(machine, switch, run, i, t)
         switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], vcs)
     stats[ST_GRANTS] += 1
     stats[ST_LAST_PROGRESS] = t
@@ -651,7 +652,7 @@ def _grant(machine, buffers, switch, packets, logs, run, processor, i, t):
     # the output, then (a tee) the ejection channel too: straight-line code for the common single output
     _take_output(switch, base + output, pkt, ring_next(prow - base, span), t + k)
     if output < ports:
-        if not _to_link(machine, buffers, switch, packets, logs, run, i, pkt, flit, last, t):
+        if not _to_link(machine, switch, packets, logs, run, i, pkt, flit, last, t):
             return
     elif not _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, output, True, last, t):
         return
@@ -699,7 +700,7 @@ def _request(machine, switch, run, i, prow, base, orow):
 
 
 @kernel_part
-def _switch(machine, buffers, switch, packets, logs, run, processor, base, picked, teeing, t):
+def _switch(machine, switch, packets, logs, run, processor, base, picked, teeing, t):
     """The outputs of one router (its rows from base) pick among the inputs its physical inputs picked
     (run.in_choice; bit p of `picked`: row base + p picked one), and the winners are granted in physical input
     order. Outputs pick in two rounds: every input asks its output (a teeing input its link); then a teeing input
@@ -736,7 +737,7 @@ def _switch(machine, buffers, switch, packets, logs, run, processor, base, picke
         in_choice[prow] = -1
         tee = inputs[i, IN_TEE]
         if lone or (out_choice[base + inputs[i, IN_OUT]] == i and (tee < 0 or out_choice[base + tee] == i)):
-            _grant(machine, buffers, switch, packets, logs, run, processor, i, t)
+            _grant(machine, switch, packets, logs, run, processor, i, t)
             if run.stats[ST_ERROR] != 0:
                 return
         else:
@@ -747,7 +748,7 @@ def _switch(machine, buffers, switch, packets, logs, run, processor, base, picke
 
 
 @kernel_part
-def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
+def _allocate(machine, switch, packets, logs, run, processor, t):
     """One cycle of the separable input-first allocator (MODEL.md), router by router in node order (routers do not
     affect each other within a cycle: a granted flit lands and a freed slot's credit arrives in a later cycle, and
     VCs are owned per router): each physical input picks one candidate VC round-robin, then the router's outputs
@@ -791,7 +792,7 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
         at = machine.input_node[i] if i >= 0 else -1
         if at != node or i < 0:
             if picked != 0:
-                _switch(machine, buffers, switch, packets, logs, run, processor, base, picked, teeing, t)
+                _switch(machine, switch, packets, logs, run, processor, base, picked, teeing, t)
                 if stats[ST_ERROR] != 0:
                     return
             if i < 0:
@@ -800,7 +801,7 @@ def _allocate(machine, buffers, switch, packets, logs, run, processor, t):
             base = node * span
             picked = 0
             teeing = False
-        status = _candidate(machine, buffers, switch, packets, i, t)
+        status = _candidate(machine, switch, packets, i, t)
         if status != CANDIDATE:
             if status >= HELD_OUTPUT:
                 _held(machine, packets, switch, i, status, t)
@@ -844,7 +845,7 @@ def _pause(stats, reason, t):
 
 
 @kernel_entry
-def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, processor, traffic):
+def run_flits(offsets, procedure, machine, switch, packets, logs, run, processor, traffic):
     """Simulate until the traffic and everything it caused is done, an error, or a pause (stats[ST_PAUSED] says
     why); calling again resumes."""
     params = machine.params
@@ -864,13 +865,13 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             stats[ST_PHASE] = PHASE_ARRIVALS
         while stats[ST_BIRTHS] > 0 and run.birth_cycle[0] <= t:
             q = pop_birth(run, ST_BIRTHS)
-            enqueue(machine, buffers, switch, packets, run, q, packets.table[q, PK_SOURCE], t)
+            enqueue(machine, switch, packets, run, q, packets.table[q, PK_SOURCE], t)
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and traffic[TR_CREATE, i] <= t:
             if not _room_for(machine, logs, run, room, room):
                 _pause(stats, PAUSE_ROOM, t)
                 return
-            np_inject(offsets, procedure, machine, buffers, switch, packets, logs, run, processor, traffic, i, t)
+            np_inject(offsets, procedure, machine, switch, packets, logs, run, processor, traffic, i, t)
             i += 1
             stats[ST_NEXT_TRAFFIC] = i
             if stats[ST_ERROR] != 0:
@@ -886,7 +887,7 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             v = pop(run.np_heap, stats, ST_NP_HEAP) % KEY_SPAN
             if switch.nodes[v, ND_WAKE] != t:  # stale: the NP ran for an earlier wake-up and was woken again
                 continue
-            np_run(offsets, procedure, machine, buffers, switch, packets, logs, run, processor, v, t)
+            np_run(offsets, procedure, machine, switch, packets, logs, run, processor, v, t)
             if stats[ST_ERROR] != 0:
                 stats[ST_TIME] = t
                 return
@@ -900,13 +901,13 @@ def run_flits(offsets, procedure, machine, buffers, switch, packets, logs, run, 
             if inputs[i, CX_STATE] != CX_RUN or inputs[i, CX_DUE] != t:
                 continue
             stats[ST_RAN_UP_TO] = i
-            _execute(machine, buffers, switch, packets, logs, run, i, t)
+            _execute(machine, switch, packets, logs, run, i, t)
             if stats[ST_ERROR] != 0:
                 stats[ST_TIME] = t
                 return
         stats[ST_WHEEL_FROM] = t + 1
         stats[ST_RAN_UP_TO] = KEY_SPAN
-        _allocate(machine, buffers, switch, packets, logs, run, processor, t)
+        _allocate(machine, switch, packets, logs, run, processor, t)
         stats[ST_PHASE] = PHASE_ROOM
         if stats[ST_ERROR] != 0:
             stats[ST_TIME] = t
@@ -971,14 +972,14 @@ def _signature():
     from ...network.topology import OFFSETS_SIGNATURE
     from ...np.program import PROCEDURE_SIGNATURE
     from ..records import Logs, Processor, System
-    from .state import ROW_DTYPE, Buffers, Machine, Packets, Run, Switch
+    from .state import ROW_DTYPE, Machine, Packets, Run, Switch
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     column = np.zeros((2, 2), ROW_DTYPE)[:, 0]  # the per-input columns are strided views of one table
     bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
                        two),
-               Buffers(np.zeros((1, 1, 1), ROW_DTYPE)), Switch(two.astype(ROW_DTYPE), two, one, two, two, two),
+               Switch(two.astype(ROW_DTYPE), two, one, two, two, two),
                Packets(two, two, two), Logs(one, two, two, two, two),
                Run(one, one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)

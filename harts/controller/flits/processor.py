@@ -232,16 +232,16 @@ def np_notice(machine, switch, packets, logs, run, processor, p, kind, v, t):
 
 
 @kernel_part
-def _join(machine, buffers, switch, packets, run, q, v, at, c):
+def _join(machine, switch, packets, run, q, v, at, c):
     """Record q joins v's NP queue at cycle `at` (now, or as a birth when that lies ahead)."""
     if at <= c:
-        enqueue(machine, buffers, switch, packets, run, q, v, c)
+        enqueue(machine, switch, packets, run, q, v, c)
     else:
         push_birth(run, ST_BIRTHS, at, packets.table[q, PK_UID], q)
 
 
 @kernel_call
-def _make_sends(offsets, machine, buffers, switch, packets, logs, run, processor, count, e, v, c, decided,
+def _make_sends(offsets, machine, switch, packets, logs, run, processor, count, e, v, c, decided,
                 waited, forged):
     """Turn the procedure's send rows into packets (and timers into events)."""
     params = machine.params
@@ -308,7 +308,7 @@ def _make_sends(offsets, machine, buffers, switch, packets, logs, run, processor
                 return
         for w in range(words):
             packets.origin_header[q, w] = packets.header[q, w]
-        _join(machine, buffers, switch, packets, run, q, v, decided + sends[s, S_DELAY], c)
+        _join(machine, switch, packets, run, q, v, decided + sends[s, S_DELAY], c)
 
 
 @kernel_part
@@ -332,7 +332,7 @@ def _segment_route_end(machine, header, params, q, v):
 
 
 @kernel_part
-def np_run(offsets, procedure, machine, buffers, switch, packets, logs, run, processor, v, c):
+def np_run(offsets, procedure, machine, switch, packets, logs, run, processor, v, c):
     """The NP of node v at cycle c: run the procedure on the events that have reached it, one at a time."""
     params = machine.params
     nodes = switch.nodes
@@ -361,7 +361,7 @@ def np_run(offsets, procedure, machine, buffers, switch, packets, logs, run, pro
         waited = start > events[e, E_TICK]
         stats[ST_LAST_PROGRESS] = c
         count = procedure(events[e], processor.state[v], processor.sends, processor.system)
-        _make_sends(offsets, machine, buffers, switch, packets, logs, run, processor, count, e, v, c, decided,
+        _make_sends(offsets, machine, switch, packets, logs, run, processor, count, e, v, c, decided,
                     waited, False)
         if stats[ST_ERROR] == 0 and kind == EVENT_DELIVERED and nodes[v, ND_FAULT] == FAULT_BOGUS and \
                 events[e, E_FORGED] == 0:
@@ -370,7 +370,7 @@ def np_run(offsets, procedure, machine, buffers, switch, packets, logs, run, pro
             events[e, E_KIND] = EVENT_FORGE
             count = procedure(events[e], processor.state[v], processor.sends, processor.system)
             stats[ST_FORGED] += count
-            _make_sends(offsets, machine, buffers, switch, packets, logs, run, processor, count, e, v, c, decided,
+            _make_sends(offsets, machine, switch, packets, logs, run, processor, count, e, v, c, decided,
                         waited, True)
         _free_event(events, stats, e)
         if stats[ST_ERROR] != 0:
@@ -378,7 +378,7 @@ def np_run(offsets, procedure, machine, buffers, switch, packets, logs, run, pro
 
 
 @kernel_part
-def np_inject(offsets, procedure, machine, buffers, switch, packets, logs, run, processor, traffic, i, c):
+def np_inject(offsets, procedure, machine, switch, packets, logs, run, processor, traffic, i, c):
     """Traffic record i reaches its source's NP at cycle c: a unicast joins the NP queue; an initiation runs
     the procedure at once."""
     params = machine.params
@@ -409,7 +409,7 @@ def np_inject(offsets, procedure, machine, buffers, switch, packets, logs, run, 
                             packets.header[p])
         for w in range(params[PR_HEADER_WORDS]):
             packets.origin_header[p, w] = packets.header[p, w]
-        enqueue(machine, buffers, switch, packets, run, p, v, c)
+        enqueue(machine, switch, packets, run, p, v, c)
         return
     if crashed:
         stats[ST_DROPS] += 1
@@ -425,5 +425,5 @@ def np_inject(offsets, procedure, machine, buffers, switch, packets, logs, run, 
     events[e, E_ORIGIN] = traffic[TR_UID, i]
     events[e, E_VALUE] = VALUE_TRUE
     count = procedure(events[e], processor.state[v], processor.sends, processor.system)
-    _make_sends(offsets, machine, buffers, switch, packets, logs, run, processor, count, e, v, c, c, False, False)
+    _make_sends(offsets, machine, switch, packets, logs, run, processor, count, e, v, c, c, False, False)
     _free_event(events, stats, e)

@@ -22,7 +22,7 @@ EARLY = np.int64(-(2**31))  # a slot freed "long ago": its credit is back (the l
 WHEEL = 32  # cycles ahead the contexts' wheel spans (wheel.py); slots fit in the low bits of one word
 KEY_SPAN = np.int64(2**24)  # inputs and nodes per run; heap keys (cycle * KEY_SPAN + id) stay below 2^63
 
-# ---- inputs: one row per input (link VC or injection), its binding and its micro-sequencer context ---------
+# ---- inputs: one row per input (link VC or injection), its binding, its micro-sequencer context and its buffer -----
 IN_OUT = 0  # output it is bound to (0..P-1 a link, P + c an ejection channel), -1 unbound
 IN_DOWN = 1  # the input its flits land in (its VC of the link's far end), -1: an ejection channel, or a lost link
 IN_BOUND_FROM = 2  # cycle from which its flits may be granted
@@ -43,8 +43,7 @@ CX_FREE_FROM = 12  # cycle from which an idle context can start on the next pack
 CX_TAIL_AT = 13  # cycle the current packet's last flit was granted here, -1 before
 IN_OVC = 14  # the downstream VC it sends into
 CX_PARK_NEXT = 15  # CX_PARKED: the next context parked on the same output, -1 the last
-IN_ROWS = 16
-IN_COLUMNS = 16  # a row is one whole cache line (of ROW_DTYPE)
+IN_SLOTS = 16  # the fields above take the row's first cache line (of ROW_DTYPE); its buffer slots follow (slot_field)
 
 CX_IDLE = 0
 CX_RUN = 1
@@ -52,7 +51,7 @@ CX_WAIT_TAIL = 2
 CX_PARKED = 3  # a refused forward ('else: retry') waits for a VC of its output to be freed (MODEL.md)
 
 # ---- visits: per input, what the hop record and the contention certificate need of the packet it handles --------
-# (apart from the input rows, which the allocator reads every cycle, so that those stay two cache lines)
+# (apart from the input rows, which the allocator reads every cycle, so that those stay one line and the slots)
 VI_UPSTREAM = 0  # the input whose grant brought the current packet's head here, -1 for an injection input
 VI_ARRIVED = 1  # cycle the current packet's head was usable here (injection: ready to leave the NP)
 VI_HOPS_AT = 2  # links the head had crossed when it got here
@@ -69,7 +68,7 @@ VI_WAITS_ON = 12  # the output row (port table) of the port its last forward was
 VI_ROWS = 13
 VI_COLUMNS = 16  # padded to two whole cache lines
 
-# ---- buffer slots: per input, a ring of B flit slots ---------------------------------------------------------------
+# ---- buffer slots: per input, a ring of B flit slots, in its row after its fields (slot_field) ---------------------
 SL_PACKET = 0  # packet record of the flit in the slot (or last in it), -1 never used
 SL_FLIT = 1  # that flit's number in its packet (0: the head)
 SL_USABLE = 2  # cycle the flit is usable at the front of the buffer (it has crossed the link)
@@ -250,9 +249,8 @@ PR_ROWS = 38
 Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
                                  "port_axis", "wraps", "input_node", "input_row", "input_vc", "injection",
                                  "ejection", "downstream", "lost", "shape", "offset_table"])
-# slots[input, slot, SL_*]: a slot's fields side by side, so that a grant or a credit check touches one cache line
-Buffers = namedtuple("Buffers", ["slots"])
-# owner[output VC]: owning input, -1 free; regs[input]: the header a deliver or tee saw there (for its copy);
+# inputs[input]: IN_* and CX_* fields, then its B buffer slots (slot_field): the allocator's check of an input reads its
+# fields and the slot downstream from one row; owner[output VC]: owning input, -1 free; regs[input]: the header a deliver or tee saw there (for its copy);
 # visits[input]: VI_* of the packet it handles
 Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "visits"])
 # table[record]; header and origin_header[record, word]: the route words (and the NP program's fields) as they
@@ -274,10 +272,31 @@ CACHE_LINE = 64  # bytes
 # 64x64 torus faster in 6 of 8 alternating pairs (inputs and slots) and then in 8 of 8 (the columns), and the 8x8
 # and 16x16 networks within the noise (README, Speed).
 # Every cycle written into an input or slot row is checked against HELD_CYCLE_LIMIT (held_cycle): past it the run
-# stops with ERR_CYCLE_RANGE (MODEL.md, Time).
+# stops with ERR_CYCLE_RANGE (MODEL.md, Time). The slots then moved into their input's row: the allocator's credit
+# check, which reads the downstream input's count and then the slot it points to, reads one row, and the 8x8 mesh
+# and torus, the 16x16 torus and the 64x64 torus ran faster in 27 of 28 alternating pairs (README, Speed).
 ROW_DTYPE = np.int32
 HELD_CYCLE_LIMIT = 2**31 - 1
 MAX_DELAY = 2**30  # cycles a link's credit may take: EARLY + MAX_DELAY < 0, the first cycle (machine/flits.py)
+
+
+def input_columns(depth: int) -> int:
+    """Columns of an input's row with `depth` buffer slots, to whole cache lines (a row never shares a line)."""
+    per_line = CACHE_LINE // np.dtype(ROW_DTYPE).itemsize
+    return -(-(IN_SLOTS + depth * SL_ROWS) // per_line) * per_line
+
+
+def slots_of(inputs: np.ndarray, depth: int) -> np.ndarray:
+    """The buffer slots of the inputs' rows as [input, slot, SL_*], a view (for code outside the kernel)."""
+    size = inputs.itemsize
+    return np.lib.stride_tricks.as_strided(inputs[:, IN_SLOTS:], shape=(inputs.shape[0], depth, SL_ROWS),
+                                           strides=(inputs.strides[0], SL_ROWS * size, size))
+
+
+@kernel_part
+def slot_field(slot, field):
+    """The column of field SL_* of buffer slot `slot` in its input's row."""
+    return IN_SLOTS + slot * SL_ROWS + field
 
 
 @kernel_part
