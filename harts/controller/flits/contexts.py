@@ -115,10 +115,10 @@ def try_start(machine, switch, packets, run, i):
         if inputs[i, IN_COUNT] == 0:
             return
         slot = inputs[i, IN_FIRST]
-        if switch.inputs[i, slot_field(slot, SL_FLIT)] != 0:
+        if inputs[i, slot_field(slot, SL_FLIT)] != 0:
             return
-        pkt = switch.inputs[i, slot_field(slot, SL_PACKET)]
-        arrived = switch.inputs[i, slot_field(slot, SL_USABLE)]
+        pkt = inputs[i, slot_field(slot, SL_PACKET)]
+        arrived = inputs[i, slot_field(slot, SL_USABLE)]
         inputs[i, CX_PC] = params[PR_ENTRY_RECEIVE]
     start = max(arrived, inputs[i, CX_FREE_FROM])
     if start > arrived:

@@ -213,7 +213,7 @@ def _remove_oldest(machine, switch, run, i, c):
     inputs = switch.inputs
     _occupancy(machine, switch, i, c)
     slot = inputs[i, IN_FIRST]
-    switch.inputs[i, slot_field(slot, SL_FREED)] = held_cycle(run.stats, c)
+    inputs[i, slot_field(slot, SL_FREED)] = held_cycle(run.stats, c)
     inputs[i, IN_FIRST] = ring_next(slot, machine.params[PR_DEPTH])
     inputs[i, IN_COUNT] -= 1
 
@@ -272,7 +272,7 @@ def _nack(machine, switch, packets, logs, run, i, c):
     inputs = switch.inputs
     pkt = inputs[i, CX_PKT]
     table = packets.table
-    tail_in = switch.inputs[i, slot_field(inputs[i, IN_FIRST], SL_USABLE)]
+    tail_in = inputs[i, slot_field(inputs[i, IN_FIRST], SL_USABLE)]
     _remove_oldest(machine, switch, run, i, c)
     _visit(machine, switch, packets, logs, i, -2, 0, tail_in, c, ACT_NACKED)
     made = table[pkt, PK_HOPS] - table[pkt, PK_HOPS_INHERITED]
@@ -445,7 +445,7 @@ def _candidate(machine, switch, packets, i, t):
             return WAITS
         if params[PR_CIRCUIT] != 0 and table[pkt, PK_SENT] >= 1 and table[pkt, PK_ACKED] > t:
             return WAITS
-    elif inputs[i, IN_COUNT] == 0 or switch.inputs[i, slot_field(inputs[i, IN_FIRST], SL_USABLE)] > t:
+    elif inputs[i, IN_COUNT] == 0 or inputs[i, slot_field(inputs[i, IN_FIRST], SL_USABLE)] > t:
         return WAITS
     base = node * (ports + params[PR_NP_CHANNELS])
     if switch.ports[base + output, PT_BUSY_UNTIL] > t:
@@ -458,9 +458,9 @@ def _candidate(machine, switch, packets, i, t):
         count = inputs[d, IN_COUNT]
         depth = params[PR_DEPTH]
         slot = ring_add(inputs[d, IN_FIRST], count, depth)
-        if count >= depth or switch.inputs[d, slot_field(slot, SL_FREED)] + params[PR_CREDIT_DELAY] > t:
+        if count >= depth or inputs[d, slot_field(slot, SL_FREED)] + params[PR_CREDIT_DELAY] > t:
             inputs[i, IN_WAIT_FOR] = d
-            return HELD_OWN if switch.inputs[d, slot_field(slot, SL_PACKET)] == pkt else HELD_CREDIT
+            return HELD_OWN if inputs[d, slot_field(slot, SL_PACKET)] == pkt else HELD_CREDIT
     return CANDIDATE
 
 
@@ -571,9 +571,9 @@ def _to_link(machine, switch, packets, logs, run, i, pkt, flit, last, t):
         return False
     _occupancy(machine, switch, d, t)
     slot = ring_add(inputs[d, IN_FIRST], count, depth)
-    switch.inputs[d, slot_field(slot, SL_PACKET)] = pkt
-    switch.inputs[d, slot_field(slot, SL_FLIT)] = flit
-    switch.inputs[d, slot_field(slot, SL_USABLE)] = held_cycle(stats, t + params[PR_LINK_LATENCY])
+    inputs[d, slot_field(slot, SL_PACKET)] = pkt
+    inputs[d, slot_field(slot, SL_FLIT)] = flit
+    inputs[d, slot_field(slot, SL_USABLE)] = held_cycle(stats, t + params[PR_LINK_LATENCY])
     inputs[d, IN_COUNT] = count + 1
     table[pkt, PK_LANDED_FLITS] += 1
     if count + 1 > stats[ST_PEAK]:
@@ -638,8 +638,8 @@ def _grant(machine, switch, packets, logs, run, processor, i, t):
         switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], params[PR_INJECTION_VCS])
     else:
         slot = inputs[i, IN_FIRST]
-        flit = switch.inputs[i, slot_field(slot, SL_FLIT)]
-        tail_in = switch.inputs[i, slot_field(slot, SL_USABLE)]
+        flit = inputs[i, slot_field(slot, SL_FLIT)]
+        tail_in = inputs[i, slot_field(slot, SL_USABLE)]
         _remove_oldest(machine, switch, run, i, t)
         switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], vcs)
     stats[ST_GRANTS] += 1
