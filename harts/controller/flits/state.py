@@ -1,5 +1,5 @@
-"""The flit-level kernel's state: its tables (int64, but the inputs and buffer slots: ROW_DTYPE), their field layout,
-and the named bundles the kernel takes.
+"""The flit-level kernel's state: its tables (int64, but the inputs with their buffer slots and the per-input columns:
+ROW_DTYPE), their field layout, and the named bundles the kernel takes.
 
 Times are cycles (one tick a cycle). With C NP channels (flow.np_channels), inputs are numbered
 node * NI + i with NI = P*V + C*J: i = port*V + vc for the link inputs, P*V + c*J + j for injection context j
@@ -51,7 +51,7 @@ CX_WAIT_TAIL = 2
 CX_PARKED = 3  # a refused forward ('else: retry') waits for a VC of its output to be freed (MODEL.md)
 
 # ---- visits: per input, what the hop record and the contention certificate need of the packet it handles --------
-# (apart from the input rows, which the allocator reads every cycle, so that those stay one line and the slots)
+# (apart from the input rows, which the allocator reads every cycle: their fields stay in one cache line)
 VI_UPSTREAM = 0  # the input whose grant brought the current packet's head here, -1 for an injection input
 VI_ARRIVED = 1  # cycle the current packet's head was usable here (injection: ready to leave the NP)
 VI_HOPS_AT = 2  # links the head had crossed when it got here
@@ -250,7 +250,8 @@ Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axi
                                  "port_axis", "wraps", "input_node", "input_row", "input_vc", "injection",
                                  "ejection", "downstream", "lost", "shape", "offset_table"])
 # inputs[input]: IN_* and CX_* fields, then its B buffer slots (slot_field): the allocator's check of an input reads its
-# fields and the slot downstream from one row; owner[output VC]: owning input, -1 free; regs[input]: the header a deliver or tee saw there (for its copy);
+# fields and the slot downstream from one row; owner[output VC]: owning input, -1 free; regs[input]: the header a
+# deliver or tee saw there (for its copy);
 # visits[input]: VI_* of the packet it handles
 Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "visits"])
 # table[record]; header and origin_header[record, word]: the route words (and the NP program's fields) as they
