@@ -10,6 +10,7 @@ what the logs give back, as they are drained, and at the end (harts.machine.inva
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from .simulation import (
     kernel_load_notice,
     progress_bar,
 )
-from .traffic import Traffic, TrafficSource, build_traffic
+from .traffic import Traffic, TrafficSource
 
 _ERROR_TEXT = {
     S.ERR_FIFO_OVERFLOW: "receiver FIFO overflow: the microprogram started the packet streaming too late",
@@ -198,19 +199,12 @@ class CutThroughSimulation(Simulation):
     def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
             slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None,
             keep: bool = True, hops: bool = False, snapshots: tuple[int, ...] = (), counters: bool = False) -> Result:
-        from_config = traffic is None
-        if from_config:
-            traffic = build_traffic(self.config, self.topology)
-        if isinstance(traffic, Traffic):
-            source = TrafficSource(traffic, None, int(traffic.create.max(initial=0)))
-        else:
-            source = traffic
-        faults = self.faults if faults is None else faults
         bpc = self.ticks_per_cycle
-        if source.horizon_cycles * bpc > S.CX_TICK_LIMIT:
-            text = (f"the cut-through kernel runs up to cycle {cycle_text(S.CX_TICK_LIMIT, bpc)} (2^31 ticks of "
-                    f"{bpc} per cycle), and this traffic is created until cycle {source.horizon_cycles:,}")
-            raise self.config.error("run.cycles", text) if from_config else SimulationError(text)
+        limit = cycle_text(S.CX_TICK_LIMIT, bpc)
+        traffic, source = self.traffic_source(traffic, Fraction(S.CX_TICK_LIMIT, bpc), f"the cut-through kernel runs "
+                                                                                       f"up to cycle {limit} (2^31 "
+                                                                                       f"ticks of {bpc} per cycle)")
+        faults = self.faults if faults is None else faults
         state = self._initial_state(faults, hops, len(traffic) if isinstance(traffic, Traffic) else 0)
         machine = state["machine"]
         stats, params = state["logs"].stats, machine.params

@@ -35,7 +35,7 @@ from .simulation import (
     kernel_load_notice,
     progress_bar,
 )
-from .traffic import Traffic, TrafficSource, build_traffic
+from .traffic import Traffic, TrafficSource
 
 FLOW_VIAS = (isa.VIA_DIMENSION_ORDER, isa.VIA_ADAPTIVE, isa.VIA_SEGMENT)
 ERRORS = {
@@ -302,15 +302,8 @@ class FlitSimulation(Simulation):
             hops: bool = False, snapshots: tuple[int, ...] = (), counters: bool = False) -> Result:
         if snapshots:
             raise SimulationError("counter snapshots are the cut-through kernel's (BMU and bus-interface windows)")
-        from_config = traffic is None
-        if from_config:
-            traffic = build_traffic(self.config, self.topology)
-        source = TrafficSource(traffic, None, int(traffic.create.max(initial=0))) if isinstance(traffic, Traffic) \
-            else traffic
-        if source.horizon_cycles > S.HELD_CYCLE_LIMIT:
-            text = (f"the flit-level kernel runs up to cycle {S.HELD_CYCLE_LIMIT:,} (2^31 - 1), and this traffic is "
-                    f"created until cycle {source.horizon_cycles:,}")
-            raise self.config.error("run.cycles", text) if from_config else SimulationError(text)
+        traffic, source = self.traffic_source(traffic, S.HELD_CYCLE_LIMIT, f"the flit-level kernel runs up to cycle "
+                                                                           f"{S.HELD_CYCLE_LIMIT:,} (2^31 - 1)")
         faults = self.faults if faults is None else faults
         state = self._state(faults, hops, counters, len(traffic) if isinstance(traffic, Traffic) else 0)
         machine, run = state["machine"], state["run"]
@@ -566,6 +559,7 @@ class FlitProbe:
         f = self.params
         vcs, channels, depth = f.virtual_channels, f.np_channels, f.buffer_flits
         per_node, span = self.ports * vcs + channels * f.injection_vcs, self.ports + channels
+        freed = S.slots_of(inputs, depth)[:, :, S.SL_FREED]
 
         def uid(record):
             return int(table[record, S.PK_UID]) + 1 if record >= 0 else 0
@@ -598,9 +592,8 @@ class FlitProbe:
                     if first >= 0:
                         d = first + c
                         count = int(inputs[d, S.IN_COUNT])
-                        slots = ((int(inputs[d, S.IN_FIRST]) + count + k) % depth for k in range(depth - count))
-                        freed = S.slots_of(switch.inputs, depth)[d, :, S.SL_FREED]
-                        credits = sum(int(freed[s]) + f.credit_delay <= cycle + 1 for s in slots)
+                        free = ((int(inputs[d, S.IN_FIRST]) + count + k) % depth for k in range(depth - count))
+                        credits = sum(int(freed[d, s]) + f.credit_delay <= cycle + 1 for s in free)
                     values[f"{scope}.vc{c}.credits"] = credits
             queued, record = 0, int(switch.nodes[v, S.ND_QUEUE_HEAD])
             while record >= 0:

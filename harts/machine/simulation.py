@@ -22,12 +22,12 @@ import numpy as np
 
 from ..controller import isa
 from ..controller.microcode import Microprogram, assemble
-from ..errors import InputError
+from ..errors import InputError, SimulationError
 from ..faults.fault_set import faults_from_config
 from ..network import Topology, build_topology, node_count, port_count
 from ..np.program import Program, load_program
 from .config import Config, hex_config
-from .traffic import Traffic, TrafficSource, unicast
+from .traffic import Traffic, TrafficSource, build_traffic, unicast
 
 LOG_ROWS = 1 << 15  # delivery, packet and hop log rows between drains, at most
 FIRST_LOG_ROWS = 1 << 12  # ... at first, at least (first_log_rows)
@@ -134,6 +134,21 @@ class Simulation:
             return node_count(self.config.topology_spec), port_count(self.config.topology_spec)
         except ValueError as exc:
             raise topology_error(self.config, str(exc)) from None
+
+    def traffic_source(self, traffic: Traffic | TrafficSource | None, last_cycle,
+                       runs_up_to: str) -> tuple[Traffic | TrafficSource, TrafficSource]:
+        """The run's traffic (the config's when None) and its source. Traffic created past `last_cycle`, the last
+        cycle the kernel's 32-bit rows hold, is refused before the run in one line that starts with `runs_up_to`
+        (naming run.cycles when it is the config's)."""
+        from_config = traffic is None
+        if from_config:
+            traffic = build_traffic(self.config, self.topology)
+        source = TrafficSource(traffic, None, int(traffic.create.max(initial=0))) if isinstance(traffic, Traffic) \
+            else traffic
+        if source.horizon_cycles > last_cycle:
+            text = f"{runs_up_to}, and this traffic is created until cycle {source.horizon_cycles:,}"
+            raise self.config.error("run.cycles", text) if from_config else SimulationError(text)
+        return traffic, source
 
     def refuse_if_too_big(self, needed: int, key: str, what: str) -> None:
         """Stop before allocating if the tables would not fit in memory."""
