@@ -74,7 +74,7 @@ def memory_estimate(inputs: int, nodes: int, depth: int, words: int, records: in
     narrow = (S.input_columns(depth) + S.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
     per_input = S.VI_COLUMNS + words
     per_node = S.ND_ROWS + 2 * S.PT_ROWS + 8
-    pools = records * (S.PK_ROWS + 2 * words + 3) + records * (R.E_HEADER + words)
+    pools = records * (S.PK_COLUMNS + 2 * words + 3) + records * (R.E_HEADER + words)
     logs = LOG_ROWS * (R.DL_ROWS + words + R.PL_ROWS)
     return inputs * narrow + 8 * (inputs * per_input + nodes * per_node + pools + logs)
 

@@ -27,6 +27,7 @@ from .state import (
     PK_VALUE,
     PR_ENTRY_INJECT,
     PR_ENTRY_RECEIVE,
+    PR_HOP_LOG,
     PR_INJECTION_VCS,
     PR_NP_CHANNELS,
     PR_NP_SEND,
@@ -127,15 +128,16 @@ def try_start(machine, switch, packets, run, i):
     table = packets.table
     inputs[i, CX_PKT] = pkt
     inputs[i, CX_TAIL_AT] = -1
-    switch.visits[i, VI_ARRIVED] = arrived
     switch.visits[i, VI_HOPS_AT] = table[pkt, PK_HOPS]
     switch.visits[i, VI_VALUE_AT] = table[pkt, PK_VALUE]
     switch.visits[i, VI_CORRUPT_AT] = table[pkt, PK_CORRUPT]
-    switch.visits[i, VI_FIRST_OUT] = -1
-    switch.visits[i, VI_REFUSED_AT] = -1
-    switch.visits[i, VI_BLOCKED_OUTPUT] = 0
-    switch.visits[i, VI_BLOCKED_CREDIT] = 0
     switch.visits[i, VI_MARKED_BLOCKED] = 0
+    if params[PR_HOP_LOG] != 0:
+        switch.visits[i, VI_ARRIVED] = arrived
+        switch.visits[i, VI_FIRST_OUT] = -1
+        switch.visits[i, VI_REFUSED_AT] = -1
+        switch.visits[i, VI_BLOCKED_OUTPUT] = 0
+        switch.visits[i, VI_BLOCKED_CREDIT] = 0
     pc = inputs[i, CX_PC]
     if params[PR_RUN_AHEAD] != 0:
         # the private instructions before its first shared one touch nothing shared: run now, with identical

@@ -361,7 +361,7 @@ def _execute(machine, switch, packets, logs, run, i, t):
             if taken == 1:
                 if op == isa.OP_TEE:
                     inputs[i, IN_TEE] = machine.ejection[i]
-                if switch.visits[i, VI_REFUSED_AT] >= 0:
+                if params[PR_HOP_LOG] != 0 and switch.visits[i, VI_REFUSED_AT] >= 0:
                     switch.visits[i, VI_BLOCKED_OUTPUT] += c - switch.visits[i, VI_REFUSED_AT]
                     switch.visits[i, VI_REFUSED_AT] = -1
                 stats[ST_LAST_PROGRESS] = c
@@ -370,7 +370,7 @@ def _execute(machine, switch, packets, logs, run, i, t):
             else:
                 contend(packets, pkt, CONTENTION_RETRIED, machine.input_node[i], c)
                 if code[isa.CODE_TARGET, pc] == isa.RETRY:
-                    if switch.visits[i, VI_REFUSED_AT] < 0:
+                    if params[PR_HOP_LOG] != 0 and switch.visits[i, VI_REFUSED_AT] < 0:
                         switch.visits[i, VI_REFUSED_AT] = c
                     if code[isa.CODE_ARG, pc] != isa.VIA_ADAPTIVE:
                         # one output was tried: nothing changes for the retry until a VC of it is freed
@@ -468,10 +468,11 @@ def _candidate(machine, switch, packets, i, t):
 def _held(machine, packets, switch, i, status, t):
     """Input i's packet waits this cycle for another packet (HELD_OUTPUT, HELD_CREDIT, or it lost the switch:
     CANDIDATE): counted on its hop, and marked."""
-    if status == HELD_CREDIT:
-        switch.visits[i, VI_BLOCKED_CREDIT] += 1
-    else:
-        switch.visits[i, VI_BLOCKED_OUTPUT] += 1
+    if machine.params[PR_HOP_LOG] != 0:
+        if status == HELD_CREDIT:
+            switch.visits[i, VI_BLOCKED_CREDIT] += 1
+        else:
+            switch.visits[i, VI_BLOCKED_OUTPUT] += 1
     # the first blocked cycle of a visit is the earliest there: later ones would not change the packet's marks
     if switch.visits[i, VI_MARKED_BLOCKED] == 0:
         switch.visits[i, VI_MARKED_BLOCKED] = 1
@@ -631,10 +632,10 @@ def _grant(machine, switch, packets, logs, run, processor, i, t):
     prow = machine.input_row[i]
     base = node * span
     pkt = inputs[i, CX_PKT]
+    tail_in = 0  # the flit's arrival here, for the hop record of the last one
     if injection:
         flit = table[pkt, PK_SENT]
         table[pkt, PK_SENT] += 1
-        tail_in = switch.visits[i, VI_ARRIVED]
         switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], params[PR_INJECTION_VCS])
     else:
         slot = inputs[i, IN_FIRST]
@@ -645,10 +646,13 @@ def _grant(machine, switch, packets, logs, run, processor, i, t):
     stats[ST_GRANTS] += 1
     stats[ST_LAST_PROGRESS] = t
     inputs[i, IN_WAIT_FOR] = -1
-    # the first flit granted here is the head, or (a circuit's destination, whose ack consumed the probe) flit 1
-    if flit <= 1 and switch.visits[i, VI_FIRST_OUT] < 0:
-        switch.visits[i, VI_FIRST_OUT] = t
     last = flit == table[pkt, PK_FLITS] - 1
+    if params[PR_HOP_LOG] != 0:
+        # the first flit granted here is the head, or (a circuit's destination, whose ack consumed the probe) flit 1
+        if flit <= 1 and switch.visits[i, VI_FIRST_OUT] < 0:
+            switch.visits[i, VI_FIRST_OUT] = t
+        if injection:
+            tail_in = switch.visits[i, VI_ARRIVED]
     # the output, then (a tee) the ejection channel too: straight-line code for the common single output
     _take_output(switch, base + output, pkt, ring_next(prow - base, span), t + k)
     if output < ports:

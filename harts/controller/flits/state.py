@@ -52,21 +52,22 @@ CX_PARKED = 3  # a refused forward ('else: retry') waits for a VC of its output 
 
 # ---- visits: per input, what the hop record and the contention certificate need of the packet it handles --------
 # (apart from the input rows, which the allocator reads every cycle: their fields stay in one cache line)
+# The first line's fields serve every run; the second line's feed only the hop record, kept when the run keeps
+# one (PR_HOP_LOG), and the occupancy counters (PR_COUNTERS), so a run without them never touches that line.
 VI_UPSTREAM = 0  # the input whose grant brought the current packet's head here, -1 for an injection input
-VI_ARRIVED = 1  # cycle the current packet's head was usable here (injection: ready to leave the NP)
-VI_HOPS_AT = 2  # links the head had crossed when it got here
-VI_VALUE_AT = 3  # its payload value when its head got here (an altering node downstream changes it later)
-VI_CORRUPT_AT = 4  # whether its payload was damaged when its head got here
-VI_FIRST_OUT = 5  # cycle its first flit was granted here, -1 before
-VI_REFUSED_AT = 6  # cycle a forward of it was first refused here (no free VC), -1
-VI_BLOCKED_OUTPUT = 7  # cycles it waited here for a VC, a link held by another packet, or the switch
-VI_BLOCKED_CREDIT = 8  # cycles a flit of it waited here for a slot another packet's flit held downstream
-VI_OCCUPANCY = 9  # flit-cycles held (IN_COUNT summed over cycles, when counters are kept)
-VI_OCCUPANCY_AT = 10  # cycle VI_OCCUPANCY was last brought up to date
-VI_MARKED_BLOCKED = 11  # 1 once the packet has been marked blocked here (its record is touched once a visit)
-VI_WAITS_ON = 12  # the output row (port table) of the port its last forward was refused at
-VI_ROWS = 13
-VI_COLUMNS = 16  # padded to two whole cache lines
+VI_HOPS_AT = 1  # links the head had crossed when it got here
+VI_VALUE_AT = 2  # its payload value when its head got here (an altering node downstream changes it later)
+VI_CORRUPT_AT = 3  # whether its payload was damaged when its head got here
+VI_MARKED_BLOCKED = 4  # 1 once the packet has been marked blocked here (its record is touched once a visit)
+VI_WAITS_ON = 5  # the output row (port table) of the port its last forward was refused at
+VI_ARRIVED = 8  # cycle the current packet's head was usable here (injection: ready to leave the NP)
+VI_FIRST_OUT = 9  # cycle its first flit was granted here, -1 before
+VI_REFUSED_AT = 10  # cycle a forward of it was first refused here (no free VC), -1
+VI_BLOCKED_OUTPUT = 11  # cycles it waited here for a VC, a link held by another packet, or the switch
+VI_BLOCKED_CREDIT = 12  # cycles a flit of it waited here for a slot another packet's flit held downstream
+VI_OCCUPANCY = 13  # flit-cycles held (IN_COUNT summed over cycles, when counters are kept)
+VI_OCCUPANCY_AT = 14  # cycle VI_OCCUPANCY was last brought up to date
+VI_COLUMNS = 16  # two whole cache lines
 
 # ---- buffer slots: per input, a ring of B flit slots, in its row after its fields (slot_field) ---------------------
 SL_PACKET = 0  # packet record of the flit in the slot (or last in it), -1 never used
@@ -98,7 +99,7 @@ ND_ROWS = 7
 PK_FLITS = 0  # flits it sends: M data flits, plus the probe in circuit switching
 PK_SENT = 1  # flits granted at the source
 PK_READY = 2  # cycle it may leave its NP's queue (in it + n_s, or after a nack)
-PK_ACKED = 3  # circuit: cycle the acknowledgment reaches the source (NEVER before)
+PK_DIR = 3  # the port of its last hop (its first port while it has not left)
 PK_HOPS = 4  # links its head has crossed (with those of the copy it was sent from)
 PK_WRAPPED = 5  # bit a: it has taken the wrap-around link of axis a
 PK_LINK_FLITS = 6  # flits it put on links (each hop's)
@@ -129,10 +130,11 @@ PK_CONTENDED_KIND = 29
 PK_FORGED = 30
 PK_HOPS_INHERITED = 31
 PK_STORES = 32  # NP restarts: re-sends by NPs along its ancestry
-PK_DIR = 33  # the port of its last hop (its first port while it has not left)
+PK_ACKED = 33  # circuit: cycle the acknowledgment reaches the source (NEVER before)
 PK_RELEASED = 34  # the latest cycle a holder let go
 PK_LOST_AT = 35  # cycle its head was swallowed by a fault, -1
 PK_ROWS = 36
+PK_COLUMNS = 40  # padded to five whole cache lines: a grant reads and counts in the first (fields 0-7)
 
 # ---- run-wide scalars -----------------------------------------------------------------------------------------
 ST_TIME = 0
@@ -324,7 +326,7 @@ def line_aligned(shape: tuple[int, ...], dtype=np.int64) -> np.ndarray:
 def empty_pool(capacity: int, words: int) -> Packets:
     """Records never used: the kernel takes them from ST_POOL_TOP up once no recycled one is free, so memory
     is touched as packets are made (a pool chained in advance would touch all of it at once)."""
-    return Packets(np.zeros((capacity, PK_ROWS), np.int64), np.zeros((capacity, max(words, 1)), np.int64),
+    return Packets(line_aligned((capacity, PK_COLUMNS)), np.zeros((capacity, max(words, 1)), np.int64),
                    np.zeros((capacity, max(words, 1)), np.int64))
 
 
