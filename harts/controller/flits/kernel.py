@@ -467,7 +467,7 @@ def _candidate(machine, switch, packets, i, t):
 @kernel_part
 def _held(machine, packets, switch, i, status, t):
     """Input i's packet waits this cycle for another packet (HELD_OUTPUT, HELD_CREDIT, or it lost the switch:
-    CANDIDATE): counted on its hop, and marked."""
+    CANDIDATE): counted for its hop record (when the run keeps them), and marked."""
     if machine.params[PR_HOP_LOG] != 0:
         if status == HELD_CREDIT:
             switch.visits[i, VI_BLOCKED_CREDIT] += 1
