@@ -70,10 +70,14 @@ def worker(checkout: Path) -> None:
     runs = {}
     for line in sys.stdin:
         point = line.strip()
-        if point not in runs:
-            kernel, *spec = point.split(":")
-            runs[point] = (_flit_run if kernel == "flit" else _cut_through_run)(spec)
-        print(runs[point](), flush=True)
+        try:
+            if point not in runs:
+                kernel, *spec = point.split(":")
+                runs[point] = (_flit_run if kernel == "flit" else _cut_through_run)(spec)
+            print(runs[point](), flush=True)
+        except Exception as error:  # the parent names the point and stops; one line, not a traceback
+            print(f"ab.py: {checkout}: {point}: {type(error).__name__}: {error}", file=sys.stderr)
+            raise SystemExit(2) from None
 
 
 class Worker:
@@ -86,7 +90,9 @@ class Worker:
         self.process.stdin.flush()
         answer = self.process.stdout.readline()
         if not answer:
-            raise SystemExit(f"ab.py: the worker for {self.process.args[-1]} stopped on {point} (its error is above)")
+            print(f"ab.py: the worker for {self.process.args[-1]} stopped on {point} (its error is above)",
+                  file=sys.stderr)
+            raise SystemExit(2)
         return float(answer)
 
     def close(self) -> None:
@@ -134,11 +140,17 @@ def _point(text: str) -> str:
     return text
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line instead of usage + message
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--worker"]:
         worker(Path(sys.argv[2]))
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", type=Path, metavar="DIR", required=True, help="the other checkout")
     parser.add_argument("--pairs", type=int, default=6, help="pairs of fresh processes per point (default 6)")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per process of a pair (default 3)")
