@@ -110,16 +110,16 @@ def compare(point: str, this: Path, against: Path, pairs: int, runs: int) -> dic
         try:
             for label, _ in order:
                 workers[label].time(point)
-            mine = {"this": [], "against": []}
+            pair_times = {"this": [], "against": []}
             for run in range(runs):
                 for label, _ in (order if run % 2 == 0 else order[::-1]):
-                    mine[label].append(workers[label].time(point))
+                    pair_times[label].append(workers[label].time(point))
         finally:
             for w in workers.values():
                 w.close()
-        ratios.append(statistics.median(mine["this"]) / statistics.median(mine["against"]))
+        ratios.append(statistics.median(pair_times["this"]) / statistics.median(pair_times["against"]))
         for label in times:
-            times[label] += mine[label]
+            times[label] += pair_times[label]
     faster = sum(a < b for a, b in zip(times["this"], times["against"]))
     return {"this_over_against": statistics.median(ratios), "pairs": ratios, "runs_faster": faster,
             "runs": len(times["this"]), "this_seconds": times["this"], "against_seconds": times["against"]}
