@@ -68,12 +68,13 @@ class DeadlockError(SimulationError):
         return type(self), (str(self), self.cycle)
 
 
-def memory_estimate(inputs: int, nodes: int, depth: int, words: int, records: int) -> int:
+def memory_estimate(inputs: int, nodes: int, span: int, depth: int, words: int, records: int) -> int:
     """Bytes the machine's tables take: per input VC its row, buffer and per-input columns (S.ROW_DTYPE), its visit
-    and registers; per node its NP row; the packet and event pools; the logs."""
+    and registers; per node its NP row and its `span` port rows (links and NP channels) with the allocator's two
+    choices for each; the packet and event pools; the logs."""
     narrow = (S.input_columns(depth) + S.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
     per_input = S.VI_COLUMNS + words
-    per_node = S.ND_ROWS + 2 * S.PT_ROWS + 8
+    per_node = S.ND_ROWS + span * (S.PT_ROWS + 2) + 8
     pools = records * (S.PK_COLUMNS + 2 * words + 3) + records * (R.E_HEADER + words)
     logs = LOG_ROWS * (R.DL_ROWS + words + R.PL_ROWS)
     return inputs * narrow + 8 * (inputs * per_input + nodes * per_node + pools + logs)
@@ -125,7 +126,8 @@ class FlitSimulation(Simulation):
             raise config.error("topology", f"{inputs:,} input VCs; the flit-level kernel takes at most "
                                            f"{int(S.KEY_SPAN) - 1:,}")
         words = ports + 1 + 3 * code.segments + len(self.program.fields)
-        self.refuse_if_too_big(memory_estimate(inputs, nodes, self.params.buffer_flits, words,
+        self.refuse_if_too_big(memory_estimate(inputs, nodes, ports + self.params.np_channels, self.params.buffer_flits,
+                                               words,
                                                self._initial_records(nodes)),
                                "flow.buffer_flits", f"{inputs:,} input VCs of {self.params.buffer_flits} flits")
         self.build()
