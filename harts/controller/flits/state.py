@@ -53,7 +53,8 @@ CX_PARKED = 3  # a refused forward ('else: retry') waits for a VC of its output 
 # ---- visits: per input, what the hop record and the contention certificate need of the packet it handles --------
 # (apart from the input rows, which the allocator reads every cycle: their fields stay in one cache line)
 # The first line's fields serve every run; the second line's feed only the hop record, kept when the run keeps
-# one (PR_HOP_LOG), and the occupancy counters (PR_COUNTERS), so a run without them never touches that line.
+# one (PR_HOP_LOG), and the occupancy counters (PR_COUNTERS): a run without them never writes that line, and reads
+# it only on a nack or a lost flit, for a hop record it then does not write.
 VI_UPSTREAM = 0  # the input whose grant brought the current packet's head here, -1 for an injection input
 VI_HOPS_AT = 1  # links the head had crossed when it got here
 VI_VALUE_AT = 2  # its payload value when its head got here (an altering node downstream changes it later)
