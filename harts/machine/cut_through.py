@@ -33,6 +33,7 @@ from .simulation import (
     Slices,
     cycle_text,
     first_log_rows,
+    keep_freed_memory,
     kernel_load_notice,
     progress_bar,
 )
@@ -199,6 +200,7 @@ class CutThroughSimulation(Simulation):
     def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
             slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None,
             keep: bool = True, hops: bool = False, snapshots: tuple[int, ...] = (), counters: bool = False) -> Result:
+        keep_freed_memory()
         bpc = self.ticks_per_cycle
         limit = cycle_text(S.CX_TICK_LIMIT, bpc)
         traffic, source = self.traffic_source(traffic, Fraction(S.CX_TICK_LIMIT, bpc), f"the cut-through kernel runs "

@@ -32,6 +32,7 @@ from .simulation import (
     Simulation,
     Slices,
     first_log_rows,
+    keep_freed_memory,
     kernel_load_notice,
     progress_bar,
 )
@@ -304,6 +305,7 @@ class FlitSimulation(Simulation):
             hops: bool = False, snapshots: tuple[int, ...] = (), counters: bool = False) -> Result:
         if snapshots:
             raise SimulationError("counter snapshots are the cut-through kernel's (BMU and bus-interface windows)")
+        keep_freed_memory()
         traffic, source = self.traffic_source(traffic, S.HELD_CYCLE_LIMIT, f"the flit-level kernel runs up to cycle "
                                                                            f"{S.HELD_CYCLE_LIMIT:,} (2^31 - 1)")
         faults = self.faults if faults is None else faults

@@ -13,6 +13,8 @@ faults, keep the same logs and hop records, check their invariants and return on
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import sys
 import time
 from dataclasses import dataclass
@@ -35,6 +37,10 @@ FIRST_LOG_ROWS = 1 << 12  # ... at first, at least (first_log_rows)
 # run's length or speed; numba code does not see signals.
 SLICE_SECONDS = 0.2
 MIN_SLICE_CYCLES = 1000
+# glibc's mallopt parameters (malloc.h), and how much freed memory a process keeps for its next run (and the
+# largest array taken from the heap rather than mapped on its own)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_KEPT_BYTES = 1 << 30
 # node-cycles in the first slice, before the kernel's speed on the run is known: at most about 0.05 s at the rates
 # bench/ measures (the flit kernel's ~20 M router-cycles/s; the cut-through kernel's E-9 at load 0.5, ~30 M), so a
 # short run on a small network is one or two kernel calls rather than five doublings from MIN_SLICE_CYCLES
@@ -194,6 +200,22 @@ def ticks_per_cycle(config: Config, microprogram: Microprogram | None = None) ->
 def kernel_load_notice(cached: bool) -> None:
     if not cached:
         print("harts: compiling the simulation kernel (first run only, 20-40 s)", file=sys.stderr, flush=True)
+
+
+@functools.cache
+def keep_freed_memory() -> bool:
+    """Ask the C library to keep the memory a run frees for the next run in this process, instead of handing it
+    back to the system (glibc's mallopt; elsewhere this does nothing and returns False). Without it every run of a
+    sweep worker or a benchmark's repeats gets its tables as fresh pages, which the system maps and clears one
+    by one as the kernel first touches them: about 2,000 page faults per run of an 8x8 mesh at 0.1 for 20,000
+    cycles, 4 to 13% of the run (README, Speed). The process keeps its largest run's memory until it ends."""
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    return bool(mallopt(_M_MMAP_THRESHOLD, _KEPT_BYTES)) and bool(mallopt(_M_TRIM_THRESHOLD, _KEPT_BYTES))
 
 
 def available_memory() -> int:

@@ -11,6 +11,7 @@ What the kernel shares with the cut-through kernel (the traffic it is handed, NP
 delivery, packet and hop logs) is laid out in controller/records.py; the tables here are its own.
 """
 
+import mmap
 from collections import namedtuple
 
 import numpy as np
@@ -324,11 +325,19 @@ def line_aligned(shape: tuple[int, ...], dtype=np.int64) -> np.ndarray:
     return raw[start:start + count].reshape(shape)
 
 
+def mapped_zeros(shape: tuple[int, ...]) -> np.ndarray:
+    """int64 zeros in pages of their own, which the system maps (cleared) only as they are first touched: room
+    that a run may never use costs address space, not time. (The heap's memory, which a process keeps for its
+    next run (simulation.keep_freed_memory), would be cleared whole when allocated.) Page-aligned, so line-aligned."""
+    count = max(int(np.prod(shape)), 1)
+    return np.frombuffer(mmap.mmap(-1, 8 * count), np.int64, count)[:int(np.prod(shape))].reshape(shape)
+
+
 def empty_pool(capacity: int, words: int) -> Packets:
     """Records never used: the kernel takes them from ST_POOL_TOP up once no recycled one is free, so memory
     is touched as packets are made (a pool chained in advance would touch all of it at once)."""
-    return Packets(line_aligned((capacity, PK_COLUMNS)), np.zeros((capacity, max(words, 1)), np.int64),
-                   np.zeros((capacity, max(words, 1)), np.int64))
+    return Packets(mapped_zeros((capacity, PK_COLUMNS)), mapped_zeros((capacity, max(words, 1))),
+                   mapped_zeros((capacity, max(words, 1))))
 
 
 def grow_pool(packets: Packets, stats: np.ndarray) -> Packets:
