@@ -5,8 +5,9 @@ default config, in one process, one core. Writes bench/results/cut_through_limit
     python bench/cut_through_limit.py [--repeat 7] [--only E-9]
 
 Both run the same generated packet list (generation excluded from both timings). The engine is timed as
-`harts bench` times it: Simulation.run(keep=False), the kernel's loading excluded, its run loop with the log
-drains and invariant checks included. The limit is timed on its event loop alone, its tables allocated
+`harts bench` times it: Simulation.run(keep=False)'s wall_seconds, from its tables allocated and its kernel
+loaded to the kernel's last return, with the log drains and per-packet checks made meanwhile (not the end-of-run
+drain and checks). The limit is timed on its event loop alone, its tables allocated
 beforehand, as the engine's are. Each repeat runs the engine and then the limit back to back; medians over the
 repeats, and the spread (min, max) of the per-repeat ratio. Both must count the same packet-hops (checked).
 Issue 21's target: engine / limit >= 0.5 at every point, and E-41's rate within 25% of E-9's.
