@@ -106,7 +106,7 @@ def test_a_run_in_process_leaves_garbage_collection_as_it_found_it(tmp_path, cap
     assert gc.isenabled() and "packets" in capsys.readouterr().out
 
 
-def test_a_process_runs_its_second_run_in_the_memory_its_first_freed():
+def test_a_process_runs_again_in_the_memory_its_last_run_freed():
     """simulation.keep_freed_memory: a sweep worker's or a benchmark's next run takes the memory the last one freed,
     where it took about 560-670 fresh pages a run (E-9 at 0.1, 10,000 cycles) and 2,100 (8x8 mesh at 0.1, 20,000
     cycles), each mapped and cleared by the system on first touch."""
