@@ -128,8 +128,7 @@ class FlitSimulation(Simulation):
                                            f"{int(S.KEY_SPAN) - 1:,}")
         words = ports + 1 + 3 * code.segments + len(self.program.fields)
         self.refuse_if_too_big(memory_estimate(inputs, nodes, ports + self.params.np_channels, self.params.buffer_flits,
-                                               words,
-                                               self._initial_records(nodes)),
+                                               words, self._initial_records(nodes)),
                                "flow.buffer_flits", f"{inputs:,} input VCs of {self.params.buffer_flits} flits")
         self.build()
         topo = self.topology

@@ -329,12 +329,13 @@ def mapped_zeros(shape: tuple[int, ...]) -> np.ndarray:
     """int64 zeros in pages of their own, which the system maps (cleared) only as they are first touched: room
     that a run may never use costs address space, not time. (The heap's memory, which a process keeps for its
     next run (simulation.keep_freed_memory), would be cleared whole when allocated.) Page-aligned, so line-aligned."""
-    count = max(int(np.prod(shape)), 1)
-    pages = mmap.mmap(-1, 8 * count, flags=mmap.MAP_PRIVATE)  # private: shared memory would not take huge pages
+    count = int(np.prod(shape))
+    # private: shared memory would not take huge pages (a mapping cannot be empty)
+    pages = mmap.mmap(-1, 8 * max(count, 1), flags=mmap.MAP_PRIVATE)
     if hasattr(mmap, "MADV_HUGEPAGE"):
         # as numpy asks for its own large arrays: a busy run's pool takes one fault and one TLB entry per 2 MB
         pages.madvise(mmap.MADV_HUGEPAGE)
-    return np.frombuffer(pages, np.int64, count)[:int(np.prod(shape))].reshape(shape)
+    return np.frombuffer(pages, np.int64, count).reshape(shape)
 
 
 def empty_pool(capacity: int, words: int) -> Packets:
