@@ -1,0 +1,162 @@
+"""Data-cache misses per packet-hop of the cut-through engine and of its limit, on E-9 and E-41, counted by
+valgrind's cachegrind on a model of this machine's caches. Writes bench/results/cache_misses.json.
+
+    python bench/cache_misses.py [--loads 0.1 0.3] [--l1 32768] [--last-level 1048576] [--jobs 2]
+
+Why a simulator: this virtual machine exposes no hardware cache counters (`perf stat` reports them as not
+supported), and issue 21 asks for the size gap to be explained with measured misses. Cachegrind counts every
+instruction, load and store of the process against a two-level cache: D1 (this machine's 32 KiB, 8-way L1d by
+default) and a last level (16-way), by default one core's L2 (1 MiB), so that a last-level miss is a read or
+write this machine would serve from its shared L3 or from memory. With `--last-level 8388608` it models the
+part of the 32 MiB L3 that the machine's other tenants leave in its slow phases (README, Speed: the step in
+read time lay between 4 and 8 MB then). Cachegrind's caches are exact LRU caches without prefetchers, so the
+counts say how much a run's data outgrows each level, not how long the misses take.
+
+Counts are given for the whole process and for the compiled code alone: the kernels numba compiled, which
+valgrind cannot name (the rest is Python, numpy and the C library: the drains, checks and allocations around
+the kernel). Each point runs in two processes under cachegrind, one running the workload once and one three times (the
+same Simulation, or the same limit, on the same packets); their difference is two runs' misses, without
+those of starting Python, loading the kernel and building the workload. The engine's runs are the speed
+benchmark's: Simulation.run(keep=False), its end-of-run drain and checks included. The limit's are
+simulate() on tables allocated by prepare().
+
+Numba keys its disk cache by the processor, and a process under valgrind sees another one, so every process
+here compiles for NUMBA_CPU_NAME=generic: compiled once natively (a minute or two, the first time), then
+loaded under valgrind. Each valgrind process takes 0.5-3 minutes.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from record import write_results  # noqa: E402
+
+DEFAULT_LAST_LEVEL = 1 << 20
+NETWORKS = {"E-9": (9, 50_000), "E-41": (41, 5_000)}  # size, cycles of traffic (as bench/cut_through_limit.py)
+
+
+def child(which: str, size: int, load: float, cycles: int, runs: int) -> None:
+    """Run one point `runs` times in this process and print its packet-hops."""
+    from bench.limits.cut_through import Limit, simulate, workload
+    from harts.machine.config import hex_config
+    from harts.machine.simulation import Simulation, load_kernel
+
+    config = hex_config(size, traffic__uniform__load=load, run__cycles=cycles)
+    traffic = workload(config)
+    if which == "engine":
+        load_kernel()
+        simulation = Simulation(config)
+        for _ in range(runs):
+            hops = simulation.run(traffic, keep=False).summary()["packet_hops"]
+    else:
+        limit = Limit(config)
+        limit.run(workload(hex_config(3, traffic__uniform__load=0.1, run__cycles=200)))  # compiled or loaded
+        for _ in range(runs):
+            hops = int(simulate(*limit.prepare(traffic))[1])
+    print(f"packet_hops {hops}")
+
+
+def _environment() -> dict:
+    return {**os.environ, "NUMBA_CPU_NAME": "generic"}
+
+
+def _counts(path: Path) -> dict:
+    """A cachegrind output file's counts, for the whole process and for the code valgrind cannot name (the
+    kernels numba compiled: no symbols), each as instructions and the reads and writes of data references, L1
+    misses and last-level misses."""
+    whole = compiled = None
+    unnamed = False
+    names = []
+    for line in path.read_text().splitlines():
+        if line.startswith("events:"):
+            names = line.split()[1:]
+            compiled = dict.fromkeys(names, 0)
+        elif line.startswith("fl="):
+            file = line[3:]
+        elif line.startswith("fn="):
+            unnamed = file == "???" and line[3:] == "???"
+        elif line.startswith("summary:"):
+            whole = dict(zip(names, map(int, line.split()[1:])))
+        elif unnamed and line[:1].isdigit():
+            for name, value in zip(names, map(int, line.split()[1:])):
+                compiled[name] += value
+    if whole is None:
+        raise SystemExit(f"{path}: no summary line")
+    return {part: {"instructions": {"all": c["Ir"]},
+                   "references": {"reads": c["Dr"], "writes": c["Dw"], "all": c["Dr"] + c["Dw"]},
+                   "l1_misses": {"reads": c["D1mr"], "writes": c["D1mw"], "all": c["D1mr"] + c["D1mw"]},
+                   "last_level_misses": {"reads": c["DLmr"], "writes": c["DLmw"], "all": c["DLmr"] + c["DLmw"]}}
+            for part, c in (("process", whole), ("compiled_code", compiled))}
+
+
+def _under_cachegrind(which: str, size: int, load: float, cycles: int, runs: int, l1: int,
+                      last_level: int) -> tuple[dict, int]:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "cachegrind.out"
+        command = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--D1={l1},8,64", f"--LL={last_level},16,64",
+                   f"--cachegrind-out-file={out}", sys.executable, __file__, "--child", which, str(size), str(load),
+                   str(cycles), str(runs)]
+        done = subprocess.run(command, capture_output=True, text=True, env=_environment())
+        hops = re.search(r"packet_hops (\d+)", done.stdout)
+        if done.returncode != 0 or hops is None:
+            raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
+        return _counts(out), int(hops.group(1))
+
+
+def one_point(which: str, network: str, load: float, l1: int, last_level: int, pool: ThreadPoolExecutor) -> dict:
+    size, cycles = NETWORKS[network]
+    once, thrice = (pool.submit(_under_cachegrind, which, size, load, cycles, runs, l1, last_level) for runs in (1, 3))
+    (one, hops), (three, hops_again) = once.result(), thrice.result()
+    assert hops == hops_again
+    per_run = {part: {count: {kind: (three[part][count][kind] - one[part][count][kind]) / 2 for kind in kinds}
+                      for count, kinds in counts.items()} for part, counts in one.items()}
+    per_hop = {part: {count: {kind: value / hops for kind, value in kinds.items()} for count, kinds in counts.items()}
+               for part, counts in per_run.items()}
+    for part, counts in per_hop.items():
+        print(f"{which:6s} {network:5s} {load} {part:13s}: per packet-hop {counts['instructions']['all']:7.1f} "
+              f"instructions, {counts['references']['all']:7.1f} data references, {counts['l1_misses']['all']:5.2f} L1 "
+              f"misses, {counts['last_level_misses']['all']:5.2f} last-level misses "
+              f"({counts['last_level_misses']['reads']:.2f} reads)", flush=True)
+    return {"kernel": which, "network": network, "load": load, "cycles_of_traffic": cycles, "packet_hops": hops,
+            "per_run": per_run, "per_packet_hop": per_hop}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--loads", type=float, nargs="+", default=[0.1], help="link loads (default 0.1)")
+    parser.add_argument("--l1", type=int, default=32768, help="L1d bytes (8-way, 64-byte lines)")
+    parser.add_argument("--last-level", type=int, default=DEFAULT_LAST_LEVEL,
+                        help="the last level's bytes (16-way, 64-byte lines); default one core's L2")
+    parser.add_argument("--jobs", type=int, default=2, help="valgrind processes at once")
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        which, size, load, cycles, runs = args.child
+        child(which, int(size), float(load), int(cycles), int(runs))
+        return 0
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed: no cache misses counted (skipped)")
+        return 0
+    for which in ("engine", "limit"):  # compile for the generic processor natively, once
+        subprocess.run([sys.executable, __file__, "--child", which, "3", "0.1", "200", "1"], check=True,
+                       env=_environment(), stdout=subprocess.DEVNULL)
+    # a point's two processes run at once; points one after another unless there are jobs for more
+    with ThreadPoolExecutor(max(1, args.jobs // 2)) as outer, ThreadPoolExecutor(args.jobs) as pool:
+        futures = [outer.submit(one_point, which, network, load, args.l1, args.last_level, pool)
+                   for load in args.loads for network in NETWORKS for which in ("engine", "limit")]
+        points = [f.result() for f in futures]
+    name = "cache_misses" if args.last_level == DEFAULT_LAST_LEVEL else f"cache_misses_{args.last_level >> 20}mb"
+    write_results(name, {"l1_bytes": args.l1, "last_level_bytes": args.last_level, "points": points})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
