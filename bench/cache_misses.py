@@ -1,5 +1,6 @@
-"""Data-cache misses per packet-hop of the cut-through engine and of its limit, on E-9 and E-41, counted by
-valgrind's cachegrind on a model of this machine's caches. Writes bench/results/cache_misses.json.
+"""Instructions and data-cache misses per packet-hop of the cut-through engine and of its limit, on E-9 and E-41,
+counted by valgrind's cachegrind on a model of this machine's caches. Writes bench/results/cache_misses.json
+(cache_misses_<MiB>mb.json for another last level), after every point.
 
     python bench/cache_misses.py [--loads 0.1 0.3] [--l1 32768] [--last-level 1048576] [--jobs 2]
 
@@ -14,9 +15,9 @@ counts say how much a run's data outgrows each level, not how long the misses ta
 
 Counts are given for the whole process and for the compiled code alone: the kernels numba compiled, which
 valgrind cannot name (the rest is Python, numpy and the C library: the drains, checks and allocations around
-the kernel). Each point runs in two processes under cachegrind, one running the workload once and one three times (the
-same Simulation, or the same limit, on the same packets); their difference is two runs' misses, without
-those of starting Python, loading the kernel and building the workload. The engine's runs are the speed
+the kernel). Each point runs in two processes under cachegrind, one running the workload once and one three
+times (the same Simulation, or the same limit, on the same packets); their difference is two runs' counts,
+without those of starting Python, loading the kernel and building the workload. The engine's runs are the speed
 benchmark's: Simulation.run(keep=False), its end-of-run drain and checks included. The limit's are
 simulate() on tables allocated by prepare().
 
@@ -138,6 +139,15 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="valgrind processes at once")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error("--jobs: at least 1")
+    if not all(0 < load < 1 for load in args.loads):
+        parser.error("--loads: link loads between 0 and 1")
+    for option, size, ways in (("--l1", args.l1, 8), ("--last-level", args.last_level, 16)):
+        sets = size // (64 * ways)
+        if size != sets * 64 * ways or sets < 1 or sets & (sets - 1):
+            parser.error(f"{option}: bytes that make a power of two of {ways}-way sets of 64-byte lines, such as "
+                         f"{64 * ways * 512}")
     if args.child:
         which, size, load, cycles, runs = args.child
         child(which, int(size), float(load), int(cycles), int(runs))
@@ -152,9 +162,11 @@ def main() -> int:
     with ThreadPoolExecutor(max(1, args.jobs // 2)) as outer, ThreadPoolExecutor(args.jobs) as pool:
         futures = [outer.submit(one_point, which, network, load, args.l1, args.last_level, pool)
                    for load in args.loads for network in NETWORKS for which in ("engine", "limit")]
-        points = [f.result() for f in futures]
-    name = "cache_misses" if args.last_level == DEFAULT_LAST_LEVEL else f"cache_misses_{args.last_level >> 20}mb"
-    write_results(name, {"l1_bytes": args.l1, "last_level_bytes": args.last_level, "points": points})
+        points = []
+        name = "cache_misses" if args.last_level == DEFAULT_LAST_LEVEL else f"cache_misses_{args.last_level >> 20}mb"
+        for future in futures:
+            points.append(future.result())
+            write_results(name, {"l1_bytes": args.l1, "last_level_bytes": args.last_level, "points": points})
     return 0
 
 
