@@ -23,7 +23,7 @@ simulate() on tables allocated by prepare().
 
 Numba keys its disk cache by the processor, and a process under valgrind sees another one, so every process
 here compiles for NUMBA_CPU_NAME=generic: compiled once natively (a minute or two, the first time), then
-loaded under valgrind. Each valgrind process takes 0.5-3 minutes.
+loaded under valgrind. Each valgrind process takes 0.5-2 minutes; a load takes about 3 minutes for each cache size.
 """
 
 import argparse
