@@ -38,28 +38,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cut_through_limit import NETWORKS, warm_up  # noqa: E402
 from record import write_results  # noqa: E402
 
 DEFAULT_LAST_LEVEL = 1 << 20
-NETWORKS = {"E-9": (9, 50_000), "E-41": (41, 5_000)}  # size, cycles of traffic (as bench/cut_through_limit.py)
 
 
 def child(which: str, size: int, load: float, cycles: int, runs: int) -> None:
-    """Run one point `runs` times in this process and print its packet-hops."""
+    """Run one point `runs` times in this process (both kernels compiled or loaded first) and print its
+    packet-hops."""
     from bench.limits.cut_through import Limit, simulate, workload
     from harts.machine.config import hex_config
-    from harts.machine.simulation import Simulation, load_kernel
+    from harts.machine.simulation import Simulation
 
+    warm_up()
     config = hex_config(size, traffic__uniform__load=load, run__cycles=cycles)
     traffic = workload(config)
     if which == "engine":
-        load_kernel()
         simulation = Simulation(config)
         for _ in range(runs):
             hops = simulation.run(traffic, keep=False).summary()["packet_hops"]
     else:
         limit = Limit(config)
-        limit.run(workload(hex_config(3, traffic__uniform__load=0.1, run__cycles=200)))  # compiled or loaded
         for _ in range(runs):
             hops = int(simulate(*limit.prepare(traffic))[1])
     print(f"packet_hops {hops}")
@@ -155,9 +155,9 @@ def main() -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: no cache misses counted (skipped)")
         return 0
-    for which in ("engine", "limit"):  # compile for the generic processor natively, once
-        subprocess.run([sys.executable, __file__, "--child", which, "3", "0.1", "200", "1"], check=True,
-                       env=_environment(), stdout=subprocess.DEVNULL)
+    # both kernels compiled for the generic processor natively, once
+    subprocess.run([sys.executable, __file__, "--child", "limit", "3", "0.1", "200", "1"], check=True,
+                   env=_environment(), stdout=subprocess.DEVNULL)
     # a point's two processes run at once; points one after another unless there are jobs for more
     with ThreadPoolExecutor(max(1, args.jobs // 2)) as outer, ThreadPoolExecutor(args.jobs) as pool:
         futures = [outer.submit(one_point, which, network, load, args.l1, args.last_level, pool)
