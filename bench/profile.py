@@ -26,6 +26,19 @@ traffic chunks, log draining, invariant checks), split by the library perf found
 share of samples by function and the hottest lines, and the engine's time per function in units of the limit's
 whole time on the same workload. Writes bench/results/flits_profile.json or cut_through_profile.json (--out names
 another file there).
+
+--counter instructions counts instead of sampling: each target runs under valgrind's callgrind, once with --repeat
+runs and once with one more, and the difference is charged to lines and functions as above, so the counts are of
+exactly one more run (its set-up included; no warm-up, no compiling), the same in every run. The child then compiles for
+NUMBA_CPU_NAME=generic (valgrind shows the program another processor, for which numba would compile again under
+it): once natively first, a few minutes. Prints and writes the counts per run and per unit of work (packet-hops;
+flit-level runs count no work) by function and line, and the engine's over the limit's in the kernels' own code,
+to cut_through_instructions.json or flits_instructions.json. The kernels' counts repeat between processes to
+about 0.02%; the rest of the process's ("outside the kernel": Python, numpy, the C library) only to about 1.5%,
+which can make a small one negative. --counter mispredictions counts the branches, conditional and indirect
+together, that valgrind's simulated branch predictor gets wrong (its manual describes it as typical of processors
+of about 2004: far simpler than this machine's, whose own counts this virtual machine does not expose), to
+..._mispredictions.json. Skipped, saying so, without valgrind.
 """
 
 import argparse
@@ -34,6 +47,7 @@ import bisect
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -284,20 +298,45 @@ def function_of(file: str, number: int, cache: dict) -> str:
     return f"{path.stem}.{min(inside)[1]}" if inside else f"{path.stem}:{number}"
 
 
+def child_command(target: str, args, workdir: Path, repeat: int) -> list[str]:
+    options = [f"--{name}={getattr(args, name)}" for name in KERNELS[args.kernel][0]]
+    return [sys.executable, __file__, "--child", target, "--child-dir", str(workdir), "--kernel", args.kernel,
+            *options, "--repeat", str(repeat)]
+
+
+def charge(counts, codes: list[dict], lines: Counter, functions: Counter, spans: dict) -> None:
+    """Add each (address, count) in the kernels' code to its source line and function; counts elsewhere are
+    left out."""
+    for ip, count in counts:
+        code = next((c for c in codes if c["base"] <= ip < c["base"] + c["end"]), None)
+        if code is None:
+            continue
+        k = bisect.bisect_right(code["addresses"], ip - code["base"]) - 1
+        file, number = code["places"][k] if k >= 0 else ("?", 0)
+        lines[(file, number)] += count
+        functions[function_of(file, number, spans)] += count
+
+
+def hottest(lines: Counter, total: int, many: int) -> list[dict]:
+    hot = []
+    for (file, number), count in lines.most_common(many):
+        path = Path(file)
+        text = path.read_text().splitlines()[number - 1].strip() if path.exists() and number else ""
+        hot.append({"file": shown(file), "line": number, "share": count / total, "source": text})
+    return hot
+
+
 def profile(target: str, args, workdir: Path) -> dict:
     data = workdir / f"{target}.perf"
-    options = [f"--{name}={getattr(args, name)}" for name in KERNELS[args.kernel][0]]
-    command = [sys.executable, __file__, "--child", target, "--child-dir", str(workdir), "--kernel", args.kernel,
-               *options, "--repeat", str(args.repeat)]
     subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", str(args.frequency), "-k", "CLOCK_MONOTONIC",
-                    "-o", str(data), "--", *command], check=True, stdout=subprocess.DEVNULL)
+                    "-o", str(data), "--", *child_command(target, args, workdir, args.repeat)], check=True,
+                   stdout=subprocess.DEVNULL)
     info = json.loads((workdir / "child.json").read_text())  # its spans are time.perf_counter: CLOCK_MONOTONIC
     codes = [code_map(kernel) for kernel in info["kernels"]]
     windows = info["windows"]
     samples = subprocess.run(["perf", "script", "-i", str(data), "-F", "time,ip,dso"], capture_output=True,
                              text=True, check=True).stdout
-    lines, functions, outside, total = Counter(), Counter(), Counter(), 0
-    spans: dict = {}
+    inside, outside, total = [], Counter(), 0
     for row in samples.splitlines():
         parts = row.split()
         if len(parts) < 2:
@@ -306,24 +345,85 @@ def profile(target: str, args, workdir: Path) -> dict:
         if not any(lo <= stamp <= hi for lo, hi in windows):
             continue
         total += 1
-        code = next((c for c in codes if c["base"] <= ip < c["base"] + c["end"]), None)
-        if code is None:
+        inside.append((ip, 1))
+        if not any(c["base"] <= ip < c["base"] + c["end"] for c in codes):
             outside[library_of(parts[-1]) if len(parts) > 2 else "?"] += 1
-            continue
-        k = bisect.bisect_right(code["addresses"], ip - code["base"]) - 1
-        file, number = code["places"][k] if k >= 0 else ("?", 0)
-        lines[(file, number)] += 1
-        functions[function_of(file, number, spans)] += 1
+    lines, functions = Counter(), Counter()
+    charge(inside, codes, lines, functions, {})
     functions["(outside the kernel)"] = sum(outside.values())
-    hot = []
-    for (file, number), count in lines.most_common(args.lines):
-        path = Path(file)
-        text = path.read_text().splitlines()[number - 1].strip() if path.exists() and number else ""
-        hot.append({"file": shown(file), "line": number, "share": count / total, "source": text})
     return {"samples": total, "seconds": sum(hi - lo for lo, hi in windows) / len(windows),
             "seconds_each": [hi - lo for lo, hi in windows], "work": info["work"],
             "functions": {name: count / total for name, count in functions.most_common()},
-            "outside": {name: count / total for name, count in outside.most_common()}, "lines": hot}
+            "outside": {name: count / total for name, count in outside.most_common()},
+            "lines": hottest(lines, total, args.lines)}
+
+
+def generic_environment() -> dict:
+    return {**os.environ, "NUMBA_CPU_NAME": "generic"}
+
+
+# what each --counter other than time counts: callgrind's options and the events summed at each address
+COUNTERS = {"instructions": ([], ("Ir",)),
+            "mispredictions": (["--branch-sim=yes"], ("Bcm", "Bim"))}
+
+
+def callgrind_counts(path: Path, events: tuple[str, ...]) -> tuple[Counter, int]:
+    """The sum of `events` at each address of code valgrind found in no object (numba's compiled code), and
+    the whole process's. Written with --dump-instr=yes and uncompressed positions and names: each cost line is
+    an address, a source line and the counts of the `events:` line's events (zeros at the end left out); the
+    line after a `calls=` line is the call's inclusive cost, already counted in the callee."""
+    counts, whole, unnamed, call, columns = Counter(), None, False, False, []
+    with open(path) as lines:
+        for line in lines:
+            if call:
+                call = False
+            elif line.startswith("calls="):
+                call = True
+            elif line.startswith("events:"):
+                names = line.split()[1:]
+                columns = [names.index(event) for event in events]
+            elif line.startswith("ob="):
+                unnamed = line[3:].strip() == "???"
+            elif line.startswith("summary:"):
+                values = [int(v) for v in line.split()[1:]]
+                whole = sum(values[k] for k in columns if k < len(values))
+            elif unnamed and line.startswith("0x"):
+                values = line.split()
+                counts[int(values[0], 16)] += sum(int(values[2 + k]) for k in columns if 2 + k < len(values))
+    if whole is None:
+        raise SystemExit(f"{path}: no summary line")
+    return counts, whole
+
+
+def count(target: str, args, workdir: Path) -> dict:
+    """The target's counts in one timed run: callgrind's with one more run, minus those without."""
+    subprocess.run(child_command(target, args, workdir, 1), check=True, stdout=subprocess.DEVNULL,
+                   env=generic_environment())  # compiles natively, for the processor valgrind shows
+    options, events = COUNTERS[args.counter]
+    runs = []
+    for repeat in (args.repeat, args.repeat + 1):
+        folder = workdir / f"{target}-{repeat}"
+        folder.mkdir()
+        out = folder / "callgrind.out"
+        subprocess.run(["valgrind", "--tool=callgrind", *options, "--dump-instr=yes", "--compress-pos=no",
+                        "--compress-strings=no", f"--callgrind-out-file={out}",
+                        *child_command(target, args, folder, repeat)],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=generic_environment())
+        info = json.loads((folder / "child.json").read_text())
+        runs.append((callgrind_counts(out, events), [code_map(kernel) for kernel in info["kernels"]], info["work"]))
+    ((fewer, whole_fewer), codes_fewer, _), ((more, whole_more), codes, work) = runs
+    lines, functions, lines_fewer, functions_fewer, spans = Counter(), Counter(), Counter(), Counter(), {}
+    charge(more.items(), codes, lines, functions, spans)
+    charge(fewer.items(), codes_fewer, lines_fewer, functions_fewer, spans)
+    lines.subtract(lines_fewer)
+    functions.subtract(functions_fewer)
+    kernel = sum(functions.values())
+    total = whole_more - whole_fewer
+    functions["(outside the kernel)"] = total - kernel
+    return {"all": total, "kernel": kernel, "work": work,
+            "per_work": {"all": total / work, "kernel": kernel / work} if work else None,
+            "functions": {name: n for name, n in functions.most_common()},
+            "lines": [{**hot, "count": round(hot["share"] * total)} for hot in hottest(lines, total, args.lines)]}
 
 
 def main() -> int:
@@ -336,6 +436,9 @@ def main() -> int:
     parser.add_argument("--load", type=float, help="cut-through: link load (0.1)")
     parser.add_argument("--cycles", type=int, help="cycles of traffic (flit 20000, cut-through 50000)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--counter", choices=("time", *COUNTERS), default="time",
+                        help="sample time with perf (default), or count instructions or branch mispredictions "
+                             "with valgrind")
     parser.add_argument("--frequency", type=int, default=4000, help="samples per second")
     parser.add_argument("--lines", type=int, default=30, help="hottest lines to show")
     parser.add_argument("--out", help="file name in bench/results/ (flits_profile.json, cut_through_profile.json)")
@@ -354,6 +457,8 @@ def main() -> int:
     if args.child:
         child(args)
         return 0
+    if args.counter != "time":
+        return count_events(args)
     with tempfile.TemporaryDirectory() as tmp:
         results = {target: profile(target, args, Path(tmp)) for target in ("engine", "limit")}
     if results["engine"]["work"] != results["limit"]["work"]:
@@ -376,6 +481,43 @@ def main() -> int:
     write_results((args.out or out).removesuffix(".json"), {
         "workload": {"kernel": args.kernel, **{name: getattr(args, name) for name in workload}},
         "engine_over_limit_seconds": scale, **results})
+    return 0
+
+
+def count_events(args) -> int:
+    if shutil.which("valgrind") is None:
+        print(f"valgrind is not installed: no {args.counter} counted (skipped)")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        results = {}
+        for target in ("engine", "limit"):
+            folder = Path(tmp) / target
+            folder.mkdir()
+            results[target] = count(target, args, folder)
+    if results["engine"]["work"] != results["limit"]["work"]:
+        raise SystemExit(f"the engine counted {results['engine']['work']} packet-hops, the limit "
+                         f"{results['limit']['work']}")
+    work = results["engine"]["work"]
+    unit = "packet-hop" if work else "run"
+    # the kernels' code, whose counts repeat between processes; the rest of a process's does not, to about 1.5%
+    scale = results["engine"]["kernel"] / results["limit"]["kernel"]
+    for target, result in results.items():
+        each = work or 1
+        print(f"\n{target}: {result['all'] / each:,.2f} {args.counter} per {unit}, "
+              f"{result['kernel'] / each:,.2f} in the kernel's code")
+        for name, n in result["functions"].items():
+            if n >= 0.005 * result["all"]:
+                print(f"  {n / each:9.2f}  {n / result['all']:6.1%}  {name}")
+        print("  hottest lines:")
+        for hot in result["lines"]:
+            print(f"  {hot['count'] / each:9.2f}  {hot['file']}:{hot['line']}  {hot['source'][:90]}")
+    print(f"\nengine / limit {args.counter} in the kernel's code: {scale:.2f}")
+    name = args.out or KERNELS[args.kernel][1].replace("_profile", f"_{args.counter}")
+    write_results(name.removesuffix(".json"), {
+        "workload": {"kernel": args.kernel, **{name: getattr(args, name) for name in KERNELS[args.kernel][0]}},
+        "counted": f"{args.counter} in one run (runs {args.repeat + 1} minus {args.repeat}), by valgrind's "
+                   f"callgrind, compiled for NUMBA_CPU_NAME=generic",
+        f"engine_over_limit_{args.counter}": scale, **results})
     return 0
 
 
