@@ -27,9 +27,7 @@ loaded under valgrind. Each valgrind process takes 0.5-2 minutes; a load takes a
 """
 
 import argparse
-import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cut_through_limit import NETWORKS, warm_up  # noqa: E402
 from record import write_results  # noqa: E402
+from valgrind import generic_environment, missing  # noqa: E402
 
 DEFAULT_LAST_LEVEL = 1 << 20
 
@@ -63,10 +62,6 @@ def child(which: str, size: int, load: float, cycles: int, runs: int) -> None:
         for _ in range(runs):
             hops = int(simulate(*limit.prepare(traffic))[1])
     print(f"packet_hops {hops}")
-
-
-def _environment() -> dict:
-    return {**os.environ, "NUMBA_CPU_NAME": "generic"}
 
 
 def _counts(path: Path) -> dict:
@@ -105,7 +100,7 @@ def _under_cachegrind(which: str, size: int, load: float, cycles: int, runs: int
         command = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--D1={l1},8,64", f"--LL={last_level},16,64",
                    f"--cachegrind-out-file={out}", sys.executable, __file__, "--child", which, str(size), str(load),
                    str(cycles), str(runs)]
-        done = subprocess.run(command, capture_output=True, text=True, env=_environment())
+        done = subprocess.run(command, capture_output=True, text=True, env=generic_environment())
         hops = re.search(r"packet_hops (\d+)", done.stdout)
         if done.returncode != 0 or hops is None:
             raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
@@ -152,12 +147,11 @@ def main() -> int:
         which, size, load, cycles, runs = args.child
         child(which, int(size), float(load), int(cycles), int(runs))
         return 0
-    if shutil.which("valgrind") is None:
-        print("valgrind is not installed: no cache misses counted (skipped)")
+    if missing("cache misses"):
         return 0
     # both kernels compiled for the generic processor natively, once
     subprocess.run([sys.executable, __file__, "--child", "limit", "3", "0.1", "200", "1"], check=True,
-                   env=_environment(), stdout=subprocess.DEVNULL)
+                   env=generic_environment(), stdout=subprocess.DEVNULL)
     # a point's two processes run at once; points one after another unless there are jobs for more
     with ThreadPoolExecutor(max(1, args.jobs // 2)) as outer, ThreadPoolExecutor(args.jobs) as pool:
         futures = [outer.submit(one_point, which, network, load, args.l1, args.last_level, pool)

@@ -47,7 +47,6 @@ import bisect
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,6 +55,7 @@ from collections import Counter
 from pathlib import Path
 
 from record import write_results
+from valgrind import generic_environment, missing
 
 ROOT = Path(__file__).resolve().parent.parent
 # each kernel's workload options with their defaults, and the results file it writes unless --out says otherwise
@@ -322,7 +322,7 @@ def hottest(lines: Counter, total: int, many: int) -> list[dict]:
     for (file, number), count in lines.most_common(many):
         path = Path(file)
         text = path.read_text().splitlines()[number - 1].strip() if path.exists() and number else ""
-        hot.append({"file": shown(file), "line": number, "share": count / total, "source": text})
+        hot.append({"file": shown(file), "line": number, "count": count, "share": count / total, "source": text})
     return hot
 
 
@@ -345,8 +345,9 @@ def profile(target: str, args, workdir: Path) -> dict:
         if not any(lo <= stamp <= hi for lo, hi in windows):
             continue
         total += 1
-        inside.append((ip, 1))
-        if not any(c["base"] <= ip < c["base"] + c["end"] for c in codes):
+        if any(c["base"] <= ip < c["base"] + c["end"] for c in codes):
+            inside.append((ip, 1))
+        else:
             outside[library_of(parts[-1]) if len(parts) > 2 else "?"] += 1
     lines, functions = Counter(), Counter()
     charge(inside, codes, lines, functions, {})
@@ -356,10 +357,6 @@ def profile(target: str, args, workdir: Path) -> dict:
             "functions": {name: count / total for name, count in functions.most_common()},
             "outside": {name: count / total for name, count in outside.most_common()},
             "lines": hottest(lines, total, args.lines)}
-
-
-def generic_environment() -> dict:
-    return {**os.environ, "NUMBA_CPU_NAME": "generic"}
 
 
 # what each --counter other than time counts: callgrind's options and the events summed at each address
@@ -423,7 +420,7 @@ def count(target: str, args, workdir: Path) -> dict:
     return {"all": total, "kernel": kernel, "work": work,
             "per_work": {"all": total / work, "kernel": kernel / work} if work else None,
             "functions": {name: n for name, n in functions.most_common()},
-            "lines": [{**hot, "count": round(hot["share"] * total)} for hot in hottest(lines, total, args.lines)]}
+            "lines": hottest(lines, total, args.lines)}
 
 
 def main() -> int:
@@ -485,8 +482,7 @@ def main() -> int:
 
 
 def count_events(args) -> int:
-    if shutil.which("valgrind") is None:
-        print(f"valgrind is not installed: no {args.counter} counted (skipped)")
+    if missing(args.counter):
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         results = {}
