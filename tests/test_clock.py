@@ -14,6 +14,7 @@ from numba import njit
 from harts.controller import state as S
 from harts.controller.clock import (
     begin_tick,
+    due_after,
     next_wheel_tick,
     peek_due,
     schedule,
@@ -95,3 +96,30 @@ def test_the_timing_wheel_runs_ids_in_the_documented_order(seed):
     expected = _reference(plan_ids, plan_offsets, first, STEPS)
     assert n == len(expected) == STEPS
     assert np.array_equal(out[:n], expected)
+
+
+@njit
+def _looks_ahead(clock, stats, marked, after, out):
+    for e in marked:
+        schedule(clock, stats, e, stats[S.ST_TIME])
+    for k in range(after.shape[0]):
+        out[k] = due_after(clock, after[k])
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_look_ahead_finds_the_next_id_due_in_the_tick(seed):
+    """due_after, which the kernel uses to ask for the next event's rows early, against a sorted list: ids
+    marked sparsely over more than one summary word (4,096 ids each), asked from every kind of place (before
+    the first, on a marked id, between, in an empty word, after the last)."""
+    rng = np.random.default_rng(seed)
+    clock = S.empty_clock(1_000, 12)  # 13,000 ids: four summary words
+    ids = clock.time.shape[0]
+    marked = np.unique(np.concatenate([rng.choice(ids, 60, replace=False), [63, 64, 4095, 4096, ids - 1]]))
+    marked = marked[(marked < 5_000) | (marked > 9_000)]  # a stretch of empty summary words
+    stats = np.zeros(S.ST_ROWS, dtype=np.int64)
+    stats[S.ST_CURRENT] = -1
+    after = np.concatenate([[-1, ids - 1, 4095, 5_000, 8_191], marked, marked - 1, rng.integers(0, ids, 200)])
+    out = np.zeros(len(after), dtype=np.int64)
+    _looks_ahead(clock, stats, marked, after, out)
+    expected = [next((int(m) for m in marked if m > a), -1) for a in after]
+    assert out.tolist() == expected

@@ -230,9 +230,24 @@ def begin_tick(clock, stats, t):
 def peek_due(clock, stats):
     """The next id due in the current tick, without taking it; -1 when the tick is done. Every id still
     marked comes after the one being processed (an earlier one scheduled now goes to the next tick)."""
-    first = (stats[ST_CURRENT] + 1) >> 12
-    for s in range(first, clock.due_words.shape[0]):
+    return due_after(clock, stats[ST_CURRENT])
+
+
+@kernel_part
+def due_after(clock, e):
+    """The first id after id e (-1: the first) marked due in the current tick, or -1."""
+    start = e + 1
+    w = start >> 6
+    if w >= clock.due.shape[0]:
+        return -1
+    bits = clock.due[w] & (-1 << (start & 63))
+    if bits != 0:
+        return (w << 6) + trailing_zeros(bits)
+    w += 1
+    for s in range(w >> 6, clock.due_words.shape[0]):
         words = clock.due_words[s]
+        if s == w >> 6:
+            words &= -1 << (w & 63)
         if words != 0:
             w = (s << 6) + trailing_zeros(words)
             return (w << 6) + trailing_zeros(clock.due[w])

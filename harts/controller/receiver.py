@@ -11,7 +11,7 @@ so a context runs them ahead of the clock as soon as it knows when they execute 
 event per shared instruction instead of one per instruction, with identical results.
 """
 
-from ..jit import kernel_call, kernel_part
+from ..jit import kernel_call, kernel_part, prefetch
 from ..np.processor import np_deliver, np_notice
 from ..np.program import EVENT_SENT
 from . import isa
@@ -57,6 +57,7 @@ from .state import (
     CX_RESUME_TICK,
     CX_RETRY,
     CX_RETRY_PORT,
+    CX_ROWS,
     CX_STREAM_START,
     CX_STREAMING,
     CX_TAKEN,
@@ -305,12 +306,29 @@ def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
 
 
 @kernel_part
+def _prefetch_far_end(machine, controller, clock, v, port):
+    """Ask for the rows a send through `port` reads at the far end (its BMU, its receiver, the receiver's event
+    id), so that on a large network their misses overlap instead of following one another."""
+    u = machine.neighbours[v, port]
+    if u < 0:
+        return
+    prefetch(controller.node, u, 0)
+    params = machine.params
+    receiver = u * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) + machine.in_port[v, port]
+    prefetch(controller.ctx, receiver, 0)
+    prefetch(controller.ctx, receiver, CX_ROWS - 1)
+    prefetch(clock.time, receiver + u + 1, 0)
+    prefetch(clock.state, receiver + u + 1, 0)
+
+
+@kernel_part
 def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now):
     """Start packet p on `port` of node v at tick c, its header already written. Returns the tick its first
     byte leaves, or a refusal (transmitter.REFUSED_*, NO_LINK). A receiver at the far end that was idle
     starts on it at once."""
     params = machine.params
     pk = packets.table
+    _prefetch_far_end(machine, controller, clock, v, port)
     first = transmit(machine, controller, packets, logs.stats, v, port, p, c)
     if first < 0:
         return first

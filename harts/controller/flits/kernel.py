@@ -12,7 +12,7 @@ error; calling it again resumes exactly where it stopped.
 
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ...jit import kernel_call, kernel_entry, kernel_part
+from ...jit import kernel_call, kernel_entry, kernel_part, prefetch
 from ...np.program import EVENT_ARRIVED, EVENT_SENT
 from .. import isa
 from ..records import (
@@ -60,6 +60,7 @@ from .state import (
     IN_LISTED,
     IN_OUT,
     IN_OVC,
+    IN_SLOTS,
     IN_TEE,
     IN_WAIT_FOR,
     KEY_SPAN,
@@ -752,6 +753,17 @@ def _switch(machine, switch, packets, logs, run, processor, base, picked, teeing
 
 
 @kernel_part
+def _prefetch_downstream(inputs, i):
+    """Ask for the row of the input bound input i sends into (another router's), which _candidate reads for
+    its credit: on a large network a miss, which the input before it now overlaps."""
+    d = inputs[i, IN_DOWN]
+    if d >= 0:
+        prefetch(inputs, d, 0)
+        prefetch(inputs, d, IN_SLOTS)
+        prefetch(inputs, d, inputs.shape[1] - 1)
+
+
+@kernel_part
 def _allocate(machine, switch, packets, logs, run, processor, t):
     """One cycle of the separable input-first allocator (MODEL.md), router by router in node order (routers do not
     affect each other within a cycle: a granted flit lands and a freed slot's credit arrives in a later cycle, and
@@ -786,6 +798,8 @@ def _allocate(machine, switch, packets, logs, run, processor, t):
         if bits != 0:
             i = (word << 6) + trailing_zeros(bits)
             bits &= bits - 1
+            if bits != 0:
+                _prefetch_downstream(inputs, (word << 6) + trailing_zeros(bits))
             if inputs[i, IN_OUT] < 0:  # unbound since: off the bitmap
                 inputs[i, IN_LISTED] = 0
                 run.bound_bits[word] &= ~(1 << (i & 63))
