@@ -7,7 +7,7 @@ counted by valgrind's cachegrind on a model of this machine's caches. Writes ben
 Why a simulator: this virtual machine exposes no hardware cache counters (`perf stat` reports them as not
 supported), and issue 21 asks for the size gap to be explained with measured misses. Cachegrind counts every
 instruction, load and store of the process against a two-level cache: D1 (this machine's 32 KiB, 8-way L1d by
-default) and a last level (16-way), by default one core's L2 (1 MiB), so that a last-level miss is a read or
+default) and a last level (16-way), by default 1 MiB (twice one core's L2 here: 512 KiB per core), so that a last-level miss is a read or
 write this machine would serve from its shared L3 or from memory. With `--last-level 8388608` it models the
 part of the 32 MiB L3 that the machine's other tenants leave in its slow phases (README, Speed: the step in
 read time lay between 4 and 8 MB then). Cachegrind's caches are exact LRU caches without prefetchers, so the
@@ -130,7 +130,7 @@ def main() -> int:
     parser.add_argument("--loads", type=float, nargs="+", default=[0.1], help="link loads (default 0.1)")
     parser.add_argument("--l1", type=int, default=32768, help="L1d bytes (8-way, 64-byte lines)")
     parser.add_argument("--last-level", type=int, default=DEFAULT_LAST_LEVEL,
-                        help="the last level's bytes (16-way, 64-byte lines); default one core's L2")
+                        help="the last level's bytes (16-way, 64-byte lines); default 1 MiB, twice one core's L2 here")
     parser.add_argument("--jobs", type=int, default=2, help="valgrind processes at once")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
