@@ -110,12 +110,12 @@ def _looks_ahead(clock, stats, marked, after, out):
 def test_the_look_ahead_finds_the_next_id_due_in_the_tick(seed):
     """due_after, which the kernel uses to ask for the next event's rows early, against a sorted list: ids
     marked sparsely over more than one summary word (4,096 ids each), asked from every kind of place (before
-    the first, on a marked id, between, in an empty word, after the last)."""
+    the first, on a marked id, between, in a stretch of empty words, after the last)."""
     rng = np.random.default_rng(seed)
     clock = S.empty_clock(1_000, 12)  # 13,000 ids: four summary words
     ids = clock.time.shape[0]
     marked = np.unique(np.concatenate([rng.choice(ids, 60, replace=False), [63, 64, 4095, 4096, ids - 1]]))
-    marked = marked[(marked < 5_000) | (marked > 9_000)]  # a stretch of empty summary words
+    marked = marked[(marked < 5_000) | (marked > 9_000)]  # no id marked over 62 bitmap words, across a summary word
     stats = np.zeros(S.ST_ROWS, dtype=np.int64)
     stats[S.ST_CURRENT] = -1
     after = np.concatenate([[-1, ids - 1, 4095, 5_000, 8_191], marked, marked - 1, rng.integers(0, ids, 200)])
