@@ -8,11 +8,18 @@ from .state import PR_BUS_INTERFACES, PR_LINK_DELAY, PR_PORTS
 
 
 @kernel_part
+def far_end(machine, v, direction):
+    """The node at the far end of node v's link through port `direction` (-1: no link) and the receiver
+    context the link arrives on there."""
+    params = machine.params
+    u = machine.neighbours[v, direction]
+    return u, u * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) + machine.in_port[v, direction]
+
+
+@kernel_part
 def carry(machine, packets, v, direction, p, out_start):
     """Packet p leaves node v through port `direction`, its first byte at tick out_start. Returns the
     receiver context it arrives on at the far end, that node, and the tick its first byte arrives."""
-    params = machine.params
     hold(packets, p)
-    u = machine.neighbours[v, direction]
-    ci = u * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) + machine.in_port[v, direction]
-    return ci, u, out_start + params[PR_LINK_DELAY]
+    u, ci = far_end(machine, v, direction)
+    return ci, u, out_start + machine.params[PR_LINK_DELAY]

@@ -26,7 +26,7 @@ from .bmu import (
 )
 from .clock import schedule
 from .conditions import compare
-from .link import carry
+from .link import carry, far_end
 from .logs import log_visit
 from .packets import mark_contention, release
 from .records import (
@@ -309,12 +309,10 @@ def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
 def _prefetch_far_end(machine, controller, clock, v, port):
     """Ask for the rows a send through `port` reads at the far end (its BMU, its receiver, the receiver's event
     id), so that on a large network their misses overlap instead of following one another."""
-    u = machine.neighbours[v, port]
+    u, receiver = far_end(machine, v, port)
     if u < 0:
         return
     prefetch(controller.node, u, 0)
-    params = machine.params
-    receiver = u * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) + machine.in_port[v, port]
     prefetch(controller.ctx, receiver, 0)
     prefetch(controller.ctx, receiver, CX_ROWS - 1)
     prefetch(clock.time, receiver + u + 1, 0)
