@@ -9,7 +9,7 @@ supported), and issue 21 asks for the size gap to be explained with measured mis
 instruction, load and store of the process against a two-level cache: D1 (this machine's 32 KiB, 8-way L1d by
 default) and a last level (16-way), by default 1 MiB (twice one core's L2 here: 512 KiB per core), so that a last-level miss is a read or
 write this machine would serve from its shared L3 or from memory. With `--last-level 8388608` it models the
-part of the 32 MiB L3 that the machine's other tenants leave in its slow phases (README, Speed: the step in
+part of the 32 MiB L3 that the machine's other tenants leave in its slow phases (bench/SPEED.md, Why the large networks are slower per hop: the step in
 read time lay between 4 and 8 MB then). Cachegrind's caches are exact LRU caches without prefetchers, so the
 counts say how much a run's data outgrows each level, not how long the misses take.
 
