@@ -9,12 +9,38 @@ than calls). Inlining copies a function into every call site, and numba's compil
 copies, so the large parts each have one call site, and rare paths (the clock's overflow heap, NP
 program plumbing, the hop log's writers) stay plain calls (``kernel_call``). Inlined, the hop log's
 writers, which run only when a tool asks for hop records, slowed the run without them by about 2%.
+
+And how it is loaded: every module of harts that compiles code takes numba's ``njit`` from here, so that
+``load_cached_code_as_is`` has changed numba's loading before any cached function loads.
 """
 
 from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
+from numba.core import caching, cgutils
 from numba.extending import intrinsic
+
+
+def load_cached_code_as_is():
+    """Load a function's machine code from numba's disk cache without setting the compiler up first.
+
+    numba refreshes its compiler's registries (importing every module of typing and lowering rules) before it
+    loads any cached function, though loading needs only the code generator: 0.13-0.3 s of a process that
+    compiles nothing, about a quarter of a 1,000-cycle `harts run` (bench/SPEED.md, Start-up). numba sets them up
+    anyway wherever they are used: its compiler refreshes both contexts when it starts, and a lowering rule
+    not found refreshes the context and looks again. tests/test_start.py checks that a process loading this
+    way gives the same results as one loading numba's way. With a numba whose cache lacks the two methods
+    used here, nothing is changed."""
+    cache = caching.Cache
+    if not (hasattr(cache, "_load_overload") and hasattr(cache, "_guard_against_spurious_io_errors")):
+        return
+
+    def load_overload(self, sig, target_context):
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+    cache.load_overload = load_overload
+
+
+load_cached_code_as_is()
 
 kernel_part = njit(cache=True, forceinline=True, _nrt=False)
 kernel_call = njit(cache=True, _nrt=False)

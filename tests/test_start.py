@@ -1,8 +1,10 @@
 """A fast start: parsing arguments loads neither numpy nor numba, a run loads only its own network's offsets
-function, sweep workers use the kernel their parent loaded instead of loading their own, and a process's next run
-takes the memory its last one freed."""
+function, loading the cached kernels sets up no compiler and changes no result, sweep workers use the kernel their
+parent loaded instead of loading their own, and a process's next run takes the memory its last one freed."""
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +60,42 @@ def test_a_network_loads_its_own_offsets_function_only():
               "len(hexmesh.hex_offsets.signatures), len(hypercube.hypercube_offsets.signatures))\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
     assert proc.stdout.split("\n")[:2] == ["6", "1 0 0 0"]
+
+
+TIMES = ("wall_seconds", "kernel_startup_seconds", "cycles_per_second", "node_cycles_per_second",
+         "packet_hops_per_second", "router_cycles_per_second", "flit_hops_per_second")
+LOWERING = "numba.np.arrayobj"  # one of the modules numba's refresh of its compiler's registries imports
+
+
+def json_and_lowering_after(argv: list[str], numbas_way: bool) -> tuple[dict, bool]:
+    """harts.cli.main(argv) in a fresh interpreter, loading cached code as harts.jit does or (numbas_way) as numba
+    does: its JSON without the wall times, and whether numba's compiler registries were set up."""
+    restore = ("import numba.core.caching as caching\nnumbas = caching.Cache.load_overload\nimport harts.jit\n"
+               "assert caching.Cache.load_overload is not numbas\ncaching.Cache.load_overload = numbas\n")
+    script = ((restore if numbas_way else "") + "import sys\nfrom harts.cli import main\ncode = main(sys.argv[1:])\n"
+              f"print({LOWERING!r} in sys.modules, file=sys.stderr)\nsys.exit(code)\n")
+    proc = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    for key in TIMES:
+        summary.pop(key, None)
+    return summary, proc.stderr.split()[-1] == "True"
+
+
+@pytest.mark.parametrize("argv", [["run", "uniform_e9.yaml", "--json"], ["run", "mesh_8x8.yaml", "--json"],
+                                  ["broadcast", "--algorithm", "sbcast", "--size", "5", "--json"]],
+                         ids=lambda argv: " ".join(argv[:3]))
+def test_loading_the_cached_kernels_sets_up_no_compiler_and_changes_no_result(argv, tmp_path):
+    """harts.jit.load_cached_code_as_is: about a quarter of a short run's start-up was numba setting its compiler up
+    before it loaded cached machine code."""
+    for name in ("uniform_e9.yaml", "mesh_8x8.yaml"):  # 1,000 cycles, as bench/start.py runs them
+        text = re.sub(r"\n  cycles: \d+", "\n  cycles: 1000", (REPO / "configs" / name).read_text())
+        (tmp_path / name).write_text(re.sub(r"warmup_cycles: \d+", "warmup_cycles: 100", text))
+    argv = [str(tmp_path / a) if a.endswith(".yaml") else a for a in argv]
+    as_is, set_up = json_and_lowering_after(argv, numbas_way=False)
+    numbas, numba_set_up = json_and_lowering_after(argv, numbas_way=True)
+    assert not set_up and numba_set_up
+    assert as_is == numbas
 
 
 class CountLoads:

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, types
+from numba import types
+
+from ..jit import njit
 
 # (src, dst, shape, offset_table, out) -> hop distance; writes the offsets into out[0:n_axes].
 OFFSETS_SIGNATURE = types.int64(types.int64, types.int64, types.int64[::1], types.int64[:, ::1],

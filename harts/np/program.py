@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import njit, typeof, types
+from numba import typeof, types
 
 from ..controller.records import (
     E_ARGUMENT,
@@ -75,6 +75,7 @@ from ..controller.records import (
     System,
 )
 from ..errors import InputError
+from ..jit import njit
 
 __all__ = [
     "EVENT_ARRIVED",
