@@ -7,11 +7,12 @@ counted by valgrind's cachegrind on a model of this machine's caches. Writes ben
 Why a simulator: this virtual machine exposes no hardware cache counters (`perf stat` reports them as not
 supported), and issue 21 asks for the size gap to be explained with measured misses. Cachegrind counts every
 instruction, load and store of the process against a two-level cache: D1 (this machine's 32 KiB, 8-way L1d by
-default) and a last level (16-way), by default 1 MiB (twice one core's L2 here: 512 KiB per core), so that a last-level miss is a read or
-write this machine would serve from its shared L3 or from memory. With `--last-level 8388608` it models the
-part of the 32 MiB L3 that the machine's other tenants leave in its slow phases (bench/SPEED.md, Why the large networks are slower per hop: the step in
-read time lay between 4 and 8 MB then). Cachegrind's caches are exact LRU caches without prefetchers, so the
-counts say how much a run's data outgrows each level, not how long the misses take.
+default) and a last level (16-way), by default 1 MiB (twice one core's L2 here: 512 KiB per core), so that a
+last-level miss is a read or write this machine would serve from its shared L3 or from memory. With `--last-level
+8388608` it models the part of the 32 MiB L3 that the machine's other tenants leave in its slow phases
+(bench/SPEED.md, Why the large networks are slower per hop: the step in read time lay between 4 and 8 MB then).
+Cachegrind's caches are exact LRU caches without prefetchers, so the counts say how much a run's data outgrows each
+level, not how long the misses take.
 
 Counts are given for the whole process and for the compiled code alone: the kernels numba compiled, which
 valgrind cannot name (the rest is Python, numpy and the C library: the drains, checks and allocations around

@@ -57,8 +57,8 @@ def _room_for(logs, params, records, rows):
 @kernel_part
 def _prefetch_next(controller, clock, after):
     """Ask for the context rows of the event due after id `after` in this tick, which it reads first: on a
-    large network they are misses, which the event running now overlaps (bench/SPEED.md, the stop of 16:31-19:31: asking one event
-    further ahead, or for its packet row or transmitters too, was slower)."""
+    large network they are misses, which the event running now overlaps (bench/SPEED.md, the stop of
+    16:31-19:31: asking one event further ahead, or for its packet row or transmitters too, was slower)."""
     following = due_after(clock, after)
     if following < 0:
         return

@@ -240,8 +240,8 @@ Packets = namedtuple("Packets", ["table", "header"])
 Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",
                              "heap_id", "owner"])
 # The per-id arrays that hold event ids, contexts or states are int32, half the bytes: E-41's clock tables went
-# from 3.5 to 2.2 MB, and E-25 and E-41 ran faster in 13 of 16 alternating pairs (bench/SPEED.md, the stop of 04:14-06:25). Event ids
-# stay below 2^31 because a network with more is refused (MAX_EVENT_IDS).
+# from 3.5 to 2.2 MB, and E-25 and E-41 ran faster in 13 of 16 alternating pairs (bench/SPEED.md, the stop of
+# 04:14-06:25). Event ids stay below 2^31 because a network with more is refused (MAX_EVENT_IDS).
 CLOCK_ID_DTYPE = np.int32
 MAX_EVENT_IDS = 2**31
 

@@ -208,8 +208,8 @@ def keep_freed_memory() -> bool:
     back to the system (glibc's mallopt; elsewhere this does nothing and returns False). Without it every run of a
     sweep worker or a benchmark's repeats gets its tables as fresh pages, which the system maps and clears one
     by one as the kernel first touches them (about 2,100 page faults in a 20,000-cycle run of an 8x8 mesh at 0.1;
-    bench/SPEED.md, the stop of 11:12-14:12). The process keeps its largest run's memory until it ends. Room a run may never use is mapped
-    apart (flits.state.mapped_zeros), so that it is not cleared whole."""
+    bench/SPEED.md, the stop of 11:12-14:12). The process keeps its largest run's memory until it ends. Room a run
+    may never use is mapped apart (flits.state.mapped_zeros), so that it is not cleared whole."""
     try:
         libc = ctypes.CDLL(None)
         mallopt = libc.mallopt

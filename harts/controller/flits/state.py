@@ -279,7 +279,8 @@ CACHE_LINE = 64  # bytes
 # Every cycle written into an input or slot row is checked against HELD_CYCLE_LIMIT (held_cycle): past it the run
 # stops with ERR_CYCLE_RANGE (MODEL.md, Time). The slots then moved into their input's row: the allocator's credit
 # check, which reads the downstream input's count and then the slot it points to, reads one row, and the 8x8 mesh
-# and torus, the 16x16 torus and the 64x64 torus ran faster in 27 of 28 alternating pairs (bench/SPEED.md, the stop of 06:37-09:37).
+# and torus, the 16x16 torus and the 64x64 torus ran faster in 27 of 28 alternating pairs (bench/SPEED.md, the
+# stop of 06:37-09:37).
 ROW_DTYPE = np.int32
 HELD_CYCLE_LIMIT = 2**31 - 1
 MAX_DELAY = 2**30  # cycles a link's credit may take: EARLY + MAX_DELAY < 0, the first cycle (machine/flits.py)
