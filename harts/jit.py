@@ -21,20 +21,25 @@ from numba.extending import intrinsic
 
 
 def load_cached_code_as_is():
-    """Load a function's machine code from numba's disk cache without setting the compiler up first.
+    """Load harts' own functions from numba's disk cache without setting the compiler up first.
 
     numba refreshes its compiler's registries (importing every module of typing and lowering rules) before it
-    loads any cached function, though loading needs only the code generator: 0.13-0.3 s of a process that
-    compiles nothing, about a quarter of a 1,000-cycle `harts run` (bench/SPEED.md, Start-up). numba sets them up
-    anyway wherever they are used: its compiler refreshes both contexts when it starts, and a lowering rule
-    not found refreshes the context and looks again. tests/test_start.py checks that a process loading this
-    way gives the same results as one loading numba's way. With a numba whose cache lacks the two methods
-    used here, nothing is changed."""
+    loads any cached function, though loading harts' code needs only the code generator: 0.13-0.3 s of a process
+    that compiles nothing, about a quarter of a 1,000-cycle `harts run` (bench/SPEED.md, Start-up). numba sets
+    them up anyway wherever they are used: its compiler refreshes both contexts when it starts, and a lowering
+    rule not found refreshes the context and looks again. Other code's cached functions load numba's way: the
+    refresh also starts numba's memory manager, without which a function that allocates crashes, and harts'
+    code never allocates (``_nrt=False``). tests/test_start.py checks that a process loading this way gives the
+    same results as one loading numba's way, and that a user's allocating function still runs beside harts.
+    With a numba whose cache lacks the two methods used here, nothing is changed."""
     cache = caching.Cache
     if not (hasattr(cache, "_load_overload") and hasattr(cache, "_guard_against_spurious_io_errors")):
         return
+    numbas_way = cache.load_overload
 
     def load_overload(self, sig, target_context):
+        if not getattr(getattr(self, "_py_func", None), "__module__", "").startswith("harts."):
+            return numbas_way(self, sig, target_context)
         with self._guard_against_spurious_io_errors():
             return self._load_overload(sig, target_context)
     cache.load_overload = load_overload

@@ -99,6 +99,21 @@ def test_loading_the_cached_kernels_sets_up_no_compiler_and_changes_no_result(ar
     assert as_is == numbas
 
 
+def test_a_users_cached_function_that_allocates_still_runs_beside_harts(tmp_path):
+    """Loaded without numba's set-up, an allocating function would find numba's memory manager not started (a
+    segmentation fault when harts.jit skipped the set-up for every function, not only its own)."""
+    (tmp_path / "users.py").write_text("import numpy as np\nfrom numba import njit\n\n\n@njit(cache=True)\n"
+                                       "def made(n):\n    a = np.zeros(n)\n    a[0] = 1.5\n    return a.sum() + n\n")
+    first = "import users\nprint(users.made(5))\n"  # compiles it into the disk cache
+    beside = ("from harts.machine.config import hex_config\nfrom harts.machine.simulation import Simulation\n"
+              "Simulation(hex_config(3, run__cycles=300)).run(keep=False)\nimport users\nprint(users.made(5))\n")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
+    for script in (first, beside):
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                              env=environment)
+        assert (proc.returncode, proc.stdout) == (0, "6.5\n"), proc.stderr
+
+
 class CountLoads:
     """A sweep task: a small wormhole run, then the kernels its process loaded beyond `inherited`."""
 
