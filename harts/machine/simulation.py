@@ -199,7 +199,8 @@ def ticks_per_cycle(config: Config, microprogram: Microprogram | None = None) ->
 
 def kernel_load_notice(cached: bool) -> None:
     if not cached:
-        print("harts: compiling the simulation kernel (first run only: 0.5-3 minutes on a 2-core machine)", file=sys.stderr, flush=True)
+        print("harts: compiling the simulation kernel (first run only: 0.5-3 minutes on a 2-core machine)",
+              file=sys.stderr, flush=True)
 
 
 @functools.cache
