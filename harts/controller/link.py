@@ -17,9 +17,8 @@ def far_end(machine, v, direction):
 
 
 @kernel_part
-def carry(machine, packets, v, direction, p, out_start):
-    """Packet p leaves node v through port `direction`, its first byte at tick out_start. Returns the
-    receiver context it arrives on at the far end, that node, and the tick its first byte arrives."""
+def carry(machine, packets, p, out_start):
+    """Packet p goes onto a link, its first byte at tick out_start: the link holds it, and its first byte reaches
+    the far end (far_end) at the tick returned."""
     hold(packets, p)
-    u, ci = far_end(machine, v, direction)
-    return ci, u, out_start + machine.params[PR_LINK_DELAY]
+    return out_start + machine.params[PR_LINK_DELAY]

@@ -306,10 +306,9 @@ def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
 
 
 @kernel_part
-def _prefetch_far_end(machine, controller, clock, v, port):
-    """Ask for the rows a send through `port` reads at the far end (its BMU, its receiver, the receiver's event
-    id), so that on a large network their misses overlap instead of following one another."""
-    u, receiver = far_end(machine, v, port)
+def _prefetch_far_end(controller, clock, u, receiver):
+    """Ask for the rows a send to receiver context `receiver` of node u reads there (its BMU, the receiver, the
+    receiver's event id), so that on a large network their misses overlap instead of following one another."""
     if u < 0:
         return
     prefetch(controller.node, u, 0)
@@ -326,19 +325,20 @@ def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now)
     starts on it at once."""
     params = machine.params
     pk = packets.table
-    _prefetch_far_end(machine, controller, clock, v, port)
+    u, receiver = far_end(machine, v, port)
+    _prefetch_far_end(controller, clock, u, receiver)
     first = transmit(machine, controller, packets, logs.stats, v, port, p, c)
     if first < 0:
         return first
     if pk[p, PK_DROPPED] == 0:
-        receiver, u, arrive = carry(machine, packets, v, port, p, first)
+        arrive = carry(machine, packets, p, first)
         start = _accept(controller.ctx, packets, params, logs.stats, receiver, receiver + u + 1, p, u, arrive, now)
         if start >= 0:
             advance(machine, controller, packets, logs, clock, receiver, u, start, now)
     elif params[PR_HOP_LOG] != 0:
         # swallowed at the far end: where it would have come in
         arrive = first + params[PR_LINK_DELAY]
-        log_visit(logs, pk[p, PK_UID], machine.neighbours[v, port], machine.in_port[v, port], -2, arrive,
+        log_visit(logs, pk[p, PK_UID], u, machine.in_port[v, port], -2, arrive,
                   arrive + pk[p, PK_LEN], -1, -1, ACT_DROPPED, 0, 0, pk[p, PK_DROPPED])
     return first
 
