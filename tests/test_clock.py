@@ -4,7 +4,9 @@ Both are driven by the same pre-drawn plan: whenever an id runs, it reschedules 
 others) at random offsets: in this very tick (before or after itself in the order), in the next ticks,
 far beyond the wheel's span (so through the overflow heap), or never. The documented order must come
 out of both: ticks in increasing order; within a tick, ids in increasing order; an id scheduled during a
-tick for that tick runs in it only if it comes after the one running, else in the next tick.
+tick for that tick runs in it only if it comes after the one running, else in the next tick. After most ids
+run, the next one is looked up ahead (as the run loop does), so the id remembered for the next peek must be kept
+right while the plan marks and unmarks ids.
 """
 
 import numpy as np
@@ -15,6 +17,7 @@ from harts.controller import state as S
 from harts.controller.clock import (
     begin_tick,
     due_after,
+    look_ahead,
     next_wheel_tick,
     peek_due,
     schedule,
@@ -41,6 +44,8 @@ def _wheel(clock, stats, plan_ids, plan_offsets, first, out):
             begin_tick(clock, stats, t)
             continue
         take_due(clock, stats, e)
+        if n % 3 != 0:
+            look_ahead(clock, stats)  # as the run loop does: the id it finds is remembered for peek_due
         out[n, 0] = stats[S.ST_TIME]
         out[n, 1] = e
         n += 1

@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from harts.controller import isa
 from harts.controller import records as R
 from harts.controller import state as S
+from harts.controller.microcode import assemble
 from harts.errors import InputError, SimulationError
 from harts.machine import cut_through
 from harts.machine.config import defaults, load_config
@@ -156,18 +158,91 @@ def test_the_first_contention_of_a_run_is_found_as_its_logs_drain(monkeypatch):
         "uid": uid, "node": node, "cycle": tick / cfg.bytes_per_cycle, "kind": R.CONTENTION_NAMES[kind]}
 
 
-def test_running_private_instructions_ahead_of_the_clock_changes_nothing():
-    """The fast path (one event per shared instruction, link receivers' 'done' run ahead) against one
-    event per instruction (what a VCD trace uses), on a loaded mesh with broadcasts and stores: the same
-    logs, hop records and counters."""
-    class EveryInstruction:
-        def pause_before(self, now, proposed):
-            return proposed
+HARTS_YAML = Path(__file__).resolve().parent.parent / "microcode" / "harts.yaml"
 
-        def observe(self, now, paused, state):
-            pass
 
-    cfg = config(6, traffic__uniform__load=0.7, run__cycles=2000, bmu__capacity_bytes=4096)
+def _header_runs(program, pc):
+    """The pre-decoded runs of the wait_header at pc, by (route kind, arrived): (pc after the run, instructions
+    executed, cycles to the start of the last, cycles in all)."""
+    runs = {}
+    for route in range(isa.ROUTE_KINDS):
+        for arrived in (0, 1):
+            run = int(program.code[isa.CODE_HEADER_RUN + 2 * route + arrived, pc])
+            mask = (1 << isa.RUN_FIELD_BITS) - 1
+            runs[route, arrived] = tuple(run >> (k * isa.RUN_FIELD_BITS) & mask for k in range(4))
+    return runs
+
+
+def test_the_assembler_predecodes_each_wait_header_with_the_branches_on_route_and_arrival_after_it(tmp_path):
+    """Read off harts.yaml's listing by hand: receive (0) is wait_header, 'branch if route == direction goto relay'
+    (9), 'branch if arrived goto to_node' (14), then forward (3); inject (17) is wait_header, 'branch if route ==
+    direction goto inject_straight' (22), then forward (19). Every instruction takes one cycle."""
+    program = assemble(HARTS_YAML)
+    receive = _header_runs(program, program.entry_receive)
+    for route in (R.ROUTE_DESTINATION, R.ROUTE_SEGMENTS, R.ROUTE_TABLE):
+        assert receive[route, 0] == (3, 3, 2, 3)
+        assert receive[route, 1] == (14, 3, 2, 3)
+    assert receive[R.ROUTE_DIRECTION, 0] == receive[R.ROUTE_DIRECTION, 1] == (9, 2, 1, 2)
+    inject = _header_runs(program, program.entry_inject)
+    for route in (R.ROUTE_DESTINATION, R.ROUTE_SEGMENTS, R.ROUTE_TABLE):
+        assert inject[route, 0] == inject[route, 1] == (19, 2, 1, 2)
+    assert inject[R.ROUTE_DIRECTION, 0] == (22, 2, 1, 2)
+    # other instructions have no run; a branch on anything else ends one; cycles add up; 'unless' inverts
+    assert (program.code[isa.CODE_HEADER_RUN:, 1:17] == isa.NO_HEADER_RUN).all()
+    path = tmp_path / "p.yaml"
+    path.write_text("""name: t
+header: {fields: [distance]}
+entry: {receive: receive, inject: receive}
+program:
+  - {label: receive, op: wait_header, cycles: 2}
+  - {op: branch, unless: route == destination, goto: other, cycles: 3}
+  - {op: branch, if: distance == 0, goto: other}
+  - {op: deliver}
+  - {op: wait_tail}
+  - {op: done}
+  - {label: other, op: branch, if: arrived, goto: receive, cycles: 4}
+  - {op: deliver}
+  - {op: wait_tail}
+  - {op: done}
+""")
+    runs = _header_runs(assemble(path), 0)
+    assert runs[R.ROUTE_DESTINATION, 0] == runs[R.ROUTE_DESTINATION, 1] == (2, 2, 2, 5)
+    assert runs[R.ROUTE_DIRECTION, 0] == (7, 3, 5, 9)
+    assert runs[R.ROUTE_DIRECTION, 1] == (0, 3, 5, 9)  # back at the wait_header: the run stops there
+
+
+class EveryInstruction:
+    """An observer that stops the clock before every instruction: the kernel runs one event per instruction,
+    nothing ahead of the clock (what a VCD trace uses)."""
+
+    def pause_before(self, now, proposed):
+        return proposed
+
+    def observe(self, now, paused, state):
+        pass
+
+
+@pytest.mark.parametrize("cycles", [False, True])
+def test_running_private_instructions_ahead_of_the_clock_changes_nothing(tmp_path, cycles):
+    """The fast path (one event per shared instruction, link receivers' 'done' run ahead, the pre-decoded header
+    runs) against one event per instruction, on a loaded mesh with broadcasts and stores: the same logs, hop
+    records and counters. Also with harts.yaml's private instructions taking 2-4 cycles and one branch turned
+    into an 'unless' (in a FIFO 4 times as deep, which the longer wait for the forward needs)."""
+    microcode, fifo = HARTS_YAML, defaults()["timing.receiver_fifo_bytes"]
+    if cycles:
+        text = HARTS_YAML.read_text()
+        for old, new in (("{label: receive, op: wait_header}", "{label: receive, op: wait_header, cycles: 2}"),
+                         ("{op: branch, if: route == direction, goto: relay}",
+                          "{op: branch, unless: route != direction, goto: relay, cycles: 3}"),
+                         ("{op: branch, if: arrived, goto: to_node}", "{op: branch, if: arrived, goto: to_node, "
+                                                                      "cycles: 4}"),
+                         ("{label: inject, op: wait_header}", "{label: inject, op: wait_header, cycles: 3}")):
+            assert old in text
+            text = text.replace(old, new)
+        microcode, fifo = tmp_path / "slow_harts.yaml", 4 * fifo  # the header waits longer in the FIFO
+        microcode.write_text(text)
+    cfg = config(6, traffic__uniform__load=0.7, run__cycles=2000, bmu__capacity_bytes=4096, microcode=str(microcode),
+                 timing__receiver_fifo_bytes=fifo)
     sim = Simulation(cfg)
     fast = sim.run(hops=True)
     slow = sim.run(observer=EveryInstruction(), hops=True)

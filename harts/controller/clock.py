@@ -18,6 +18,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..jit import kernel_call, kernel_part
 from .state import (
+    DUE_UNKNOWN,
     EV_HEAP,
     EV_IDLE,
     EV_TICK,
@@ -25,6 +26,7 @@ from .state import (
     NEVER,
     ST_CURRENT,
     ST_HEAP_SIZE,
+    ST_NEXT_DUE,
     ST_TICKS,
     ST_TIME,
     WHEEL_TICKS,
@@ -136,6 +138,8 @@ def schedule(clock, stats, e, t):
         _unlink(clock, e)
     elif state == EV_TICK:
         _clear_due(clock, e)
+        if stats[ST_NEXT_DUE] == e:
+            stats[ST_NEXT_DUE] = DUE_UNKNOWN
     # an EV_HEAP entry is left in place and recognised as stale when it comes up
     if t >= NEVER:
         clock.time[e] = NEVER
@@ -148,6 +152,9 @@ def schedule(clock, stats, e, t):
     if t == now:
         _set_due(clock, e)
         clock.state[e] = EV_TICK
+        following = stats[ST_NEXT_DUE]
+        if following == -1 or e < following:  # e comes after the current id: it is the next if it is the first
+            stats[ST_NEXT_DUE] = e
     elif t - now < WHEEL_TICKS:
         _link(clock, e, t)
         clock.state[e] = EV_WHEEL
@@ -224,13 +231,24 @@ def begin_tick(clock, stats, t):
     clock.bucket[b] = -1
     clock.bits[b >> 6] &= ~(1 << (b & 63))
     stats[ST_CURRENT] = -1
+    stats[ST_NEXT_DUE] = DUE_UNKNOWN
 
 
 @kernel_part
 def peek_due(clock, stats):
     """The next id due in the current tick, without taking it; -1 when the tick is done. Every id still
     marked comes after the one being processed (an earlier one scheduled now goes to the next tick)."""
-    return due_after(clock, stats[ST_CURRENT])
+    if stats[ST_NEXT_DUE] == DUE_UNKNOWN:
+        return look_ahead(clock, stats)
+    return stats[ST_NEXT_DUE]
+
+
+@kernel_part
+def look_ahead(clock, stats):
+    """The id due after the current one in this tick (-1: none), remembered for peek_due."""
+    following = due_after(clock, stats[ST_CURRENT])
+    stats[ST_NEXT_DUE] = following
+    return following
 
 
 @kernel_part
@@ -261,3 +279,4 @@ def take_due(clock, stats, e):
     clock.state[e] = EV_IDLE
     clock.time[e] = NEVER
     stats[ST_CURRENT] = e
+    stats[ST_NEXT_DUE] = DUE_UNKNOWN

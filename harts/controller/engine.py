@@ -9,7 +9,7 @@ an error; calling it again resumes exactly where it stopped.
 
 from ..jit import kernel_entry, kernel_part, prefetch
 from ..np.processor import np_inbox_length, np_inject, np_run
-from .clock import begin_tick, due_after, next_wheel_tick, peek_due, take_due
+from .clock import begin_tick, look_ahead, next_wheel_tick, peek_due, take_due
 from .receiver import proceed
 from .records import TR_CREATE
 from .state import (
@@ -55,11 +55,11 @@ def _room_for(logs, params, records, rows):
 
 
 @kernel_part
-def _prefetch_next(controller, clock, after):
-    """Ask for the context rows of the event due after id `after` in this tick, which it reads first: on a
-    large network they are misses, which the event running now overlaps (bench/SPEED.md, the stop of
+def _prefetch_next(controller, clock, stats):
+    """Ask for the context rows of the event due after the current one in this tick, which it reads first: on
+    a large network they are misses, which the event running now overlaps (bench/SPEED.md, the stop of
     16:31-19:31: asking one event further ahead, or for its packet row or transmitters too, was slower)."""
-    following = due_after(clock, after)
+    following = look_ahead(clock, stats)
     if following < 0:
         return
     ci = clock.owner[following]
@@ -107,7 +107,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
                 return
             take_due(clock, stats, e)
             stats[ST_EVENTS] += 1
-            _prefetch_next(controller, clock, e)
+            _prefetch_next(controller, clock, stats)
             if owner < 0:
                 np_run(offsets, procedure, machine, controller, packets, logs, clock, processor, -1 - owner, c)
             else:

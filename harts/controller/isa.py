@@ -3,6 +3,8 @@
 microcode/ISA.md documents what every instruction does; this module only fixes numbers.
 """
 
+from .records import ROUTE_NAMES
+
 OP_WAIT_HEADER = 0
 OP_BRANCH = 1
 OP_JUMP = 2
@@ -64,6 +66,25 @@ CMP_GE = 5
 CMP_BITS = 6  # field & value != 0
 COMPARISONS = {"==": CMP_EQ, "!=": CMP_NE, "<": CMP_LT, "<=": CMP_LE, ">": CMP_GT, ">=": CMP_GE, "&": CMP_BITS}
 
+
+def compared(x, compare, value):
+    """``x OP value`` for the CMP_* code OP: the kernels' comparison (conditions.compare compiles it) and the
+    assembler's, which pre-decodes the branches on a packet's route kind."""
+    if compare == CMP_EQ:
+        return x == value
+    if compare == CMP_NE:
+        return x != value
+    if compare == CMP_LT:
+        return x < value
+    if compare == CMP_LE:
+        return x <= value
+    if compare == CMP_GT:
+        return x > value
+    if compare == CMP_GE:
+        return x >= value
+    return x & value != 0  # CMP_BITS
+
+
 # Pseudo-fields a condition may read besides the declared header words.
 FIELD_ROUTE = -1  # the packet's route kind (state.ROUTE_*)
 FIELD_SEGMENT_CODE = -2  # code of the current segment of a source-routed packet, -1 when none is left
@@ -110,5 +131,15 @@ CODE_COMPARE = 7  # CMP_*
 CODE_UNTIL = 8  # tee: header word that stops the forward at 0 (only delivers), -1 for none
 CODE_SHARED = 9  # 1 for the instructions in SHARED
 CODE_VC = 10  # flit-level forward: VC_*
-CODE_ROWS = 11
+# Pre-decoded at assembly (microcode.py): a wait_header and the branches after it that test only the packet's
+# route kind or `arrived`, which the header fixes, run as one step on the cut-through kernel. Row
+# CODE_HEADER_RUN + 2 * route + arrived of the wait_header's column holds where that run ends for a packet of that
+# route kind (records.ROUTE_*) and arrival, packed by microcode._header_run; NO_HEADER_RUN where the step does not
+# apply.
+CODE_HEADER_RUN = 11
+ROUTE_KINDS = len(ROUTE_NAMES)
+CODE_ROWS = CODE_HEADER_RUN + 2 * ROUTE_KINDS
+NO_HEADER_RUN = -1
+RUN_FIELD_BITS = 15  # each of a header run's four numbers is below 2^15, or the run is not pre-decoded
+RUN_FIELD_MASK = (1 << RUN_FIELD_BITS) - 1
 RETRY = -1

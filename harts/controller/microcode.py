@@ -159,6 +159,44 @@ def _condition(item: Located, key: str, fields: tuple[str, ...], code: np.ndarra
     code[isa.CODE_VALUE, pc] = number
 
 
+def _header_run(code: np.ndarray, pc: int, route: int, arrived: bool) -> int:
+    """The wait_header at `pc` and the branches after it that read only the route kind or `arrived`, run for a packet
+    of kind `route` that has (or has not) arrived: packed (isa.RUN_FIELD_BITS each, lowest first) the pc where the
+    run ends, the instructions it executes, the cycles from its first to the start of its last, and its cycles in
+    all; NO_HEADER_RUN if a number does not fit."""
+    executed, before_last, cycles = 1, 0, int(code[isa.CODE_CYCLES, pc])
+    seen = {pc}
+    following = pc + 1
+    while following < code.shape[1] and following not in seen and code[isa.CODE_OP, following] == isa.OP_BRANCH:
+        kind = code[isa.CODE_ARG, following]
+        if kind == isa.COND_ARRIVED:
+            taken = arrived
+        elif kind == isa.COND_COMPARE and code[isa.CODE_FIELD, following] == isa.FIELD_ROUTE:
+            taken = bool(isa.compared(route, code[isa.CODE_COMPARE, following], code[isa.CODE_VALUE, following]))
+        else:
+            break
+        seen.add(following)
+        executed += 1
+        before_last = cycles
+        cycles += int(code[isa.CODE_CYCLES, following])
+        following = int(code[isa.CODE_TARGET, following]) if taken != bool(code[isa.CODE_NEGATE, following]) \
+            else following + 1
+    numbers = (following, executed, before_last, cycles)
+    if max(numbers) > isa.RUN_FIELD_MASK:
+        return isa.NO_HEADER_RUN
+    return sum(n << (k * isa.RUN_FIELD_BITS) for k, n in enumerate(numbers))
+
+
+def _predecode_header_runs(code: np.ndarray) -> None:
+    """Fill the rows isa.CODE_HEADER_RUN.. of every wait_header for each route kind and arrival (ISA.md, Pre-decoded
+    header runs)."""
+    code[isa.CODE_HEADER_RUN:] = isa.NO_HEADER_RUN
+    for pc in np.flatnonzero(code[isa.CODE_OP] == isa.OP_WAIT_HEADER):
+        for route in range(isa.ROUTE_KINDS):
+            for arrived in (False, True):
+                code[isa.CODE_HEADER_RUN + 2 * route + arrived, pc] = _header_run(code, int(pc), route, arrived)
+
+
 def assemble(path: str | Path) -> Microprogram:
     """Assemble the microprogram in ``path``; every mistake is an InputError naming its line."""
     root = load_located(path)
@@ -259,6 +297,7 @@ def assemble(path: str | Path) -> Microprogram:
                 code[isa.CODE_VC, pc] = _name_field(item, "vc", isa.VCS)
         lines.append(item.line)
 
+    _predecode_header_runs(code)
     last_op = int(code[isa.CODE_OP, -1])
     if last_op not in (isa.OP_JUMP, isa.OP_DONE):
         raise program.value[-1].error("the last instruction must be 'done' or 'jump', or execution runs off the end")

@@ -473,11 +473,12 @@ def _log_sent(ctx, packets, logs, params, ci, p, v, local, teed, first, c):
 
 
 @kernel_part
-def _private(machine, controller, packets, logs, ci, p, local, pc, t):
-    """Execute the private instruction at `pc` at tick t. Returns (tick, pc, executed): when the next one
-    executes and its pc; or, for a stall, (the tick it can proceed, the same pc, 0); tick -1 after an
-    error. Counting instructions and storing the pc are left to the caller, which keeps them in locals
-    (numba cannot tell its int64 tables apart, so every store would force the others to be reloaded)."""
+def _private(machine, controller, packets, logs, ci, p, local, run_ahead, pc, t):
+    """Execute the private instruction at `pc` from tick t. Returns (tick, pc, start): when the next one
+    executes, its pc, and the tick this one executed; or, for a stall, (the tick it can proceed, the same pc,
+    -1); tick -1 after an error. Running ahead, a wait does not stall: it executes when it ends. Counting
+    instructions and storing the pc are left to the caller, which keeps them in locals (numba cannot tell its
+    int64 tables apart, so every store would force the others to be reloaded)."""
     params = machine.params
     code = machine.code
     ctx = controller.ctx
@@ -489,14 +490,16 @@ def _private(machine, controller, packets, logs, ci, p, local, pc, t):
         if not local:
             header_time = ctx[ci, CX_ARRIVE] + params[PR_HEADER_BYTES]
             if t < header_time:
-                return header_time, pc, 0
-        for w in range(params[PR_REGISTER_WORDS]):
-            regs[ci, w] = packets.header[p, w]
-        ctx[ci, CX_HEADER] = 1
+                if not run_ahead:
+                    return header_time, pc, -1
+                t = header_time
+        _load_header(controller, packets, params, ci, p)
     elif op == isa.OP_WAIT_TAIL:
         tail = tail_time(ci, p, local, ctx, pk, params)
         if t < tail:
-            return tail, pc, 0
+            if not run_ahead:
+                return tail, pc, -1
+            t = tail
     elif op == isa.OP_JUMP:
         following = code[isa.CODE_TARGET, pc]
     elif op == isa.OP_WAIT:
@@ -505,7 +508,7 @@ def _private(machine, controller, packets, logs, ci, p, local, pc, t):
         # branch and the field instructions read the header registers
         if ctx[ci, CX_HEADER] == 0:
             _fail(logs.stats, ERR_NO_HEADER, ci, pc, pk[p, PK_UID], t, -1)
-            return -1, pc, 0
+            return -1, pc, -1
         if op == isa.OP_BRANCH:
             taken = _condition(code, pc, ci, p, local, regs, pk, params)
             if taken != (code[isa.CODE_NEGATE, pc] != 0):
@@ -521,7 +524,38 @@ def _private(machine, controller, packets, logs, ci, p, local, pc, t):
                 regs[ci, field] |= value
             else:  # OP_AND
                 regs[ci, field] &= value
-    return t + code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE], following, 1
+    return t + code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE], following, t
+
+
+@kernel_part
+def _load_header(controller, packets, params, ci, p):
+    """wait_header's effect: packet p's header words in context ci's registers."""
+    for w in range(params[PR_REGISTER_WORDS]):
+        controller.regs[ci, w] = packets.header[p, w]
+    controller.ctx[ci, CX_HEADER] = 1
+
+
+@kernel_part
+def _execute_header_run(machine, controller, packets, ci, p, local, pc, t):
+    """Run the wait_header at `pc`, from tick t, and the branches after it on the route kind and `arrived`, as the
+    assembler pre-decoded them (isa.CODE_HEADER_RUN) for this packet. Returns (the tick the instruction after the
+    run executes, its pc, the instructions executed, the tick the last of them started)."""
+    params = machine.params
+    pk = packets.table
+    if not local:
+        t = max(t, controller.ctx[ci, CX_ARRIVE] + params[PR_HEADER_BYTES])
+    _load_header(controller, packets, params, ci, p)
+    arrived = 1 if _arrived(controller.regs, pk, params, ci, p) else 0
+    run = machine.code[isa.CODE_HEADER_RUN + 2 * pk[p, PK_ROUTE] + arrived, pc]
+    ticks = params[PR_BYTES_PER_CYCLE]
+    if run == isa.NO_HEADER_RUN:  # the wait_header alone
+        return t + machine.code[isa.CODE_CYCLES, pc] * ticks, pc + 1, 1, t
+    bits = isa.RUN_FIELD_BITS
+    mask = isa.RUN_FIELD_MASK
+    following = run & mask
+    executed = (run >> bits) & mask
+    last = t + ((run >> 2 * bits) & mask) * ticks
+    return t + ((run >> 3 * bits) & mask) * ticks, following, executed, last
 
 
 @kernel_part
@@ -705,11 +739,16 @@ def advance(machine, controller, packets, logs, clock, ci, v, t, now):
         if code[isa.CODE_SHARED, pc] != 0:
             schedule(clock, stats, e, t)
             break
-        start = t
-        t, pc, did = _private(machine, controller, packets, logs, ci, p, local, pc, t)
+        if run_ahead and op == isa.OP_WAIT_HEADER and ctx[ci, CX_PRIVATE_RUN] < isa.LOOP_LIMIT - isa.RUN_FIELD_MASK:
+            # a header run executes at most RUN_FIELD_MASK instructions: from here none reaches the loop limit
+            t, pc, ran, latest = _execute_header_run(machine, controller, packets, ci, p, local, pc, t)
+            executed += ran
+            ctx[ci, CX_PRIVATE_RUN] += ran
+            continue
+        t, pc, start = _private(machine, controller, packets, logs, ci, p, local, run_ahead, pc, t)
         if t < 0:
             break
-        if did:
+        if start >= 0:
             executed += 1
             latest = start
             ctx[ci, CX_PRIVATE_RUN] += 1

@@ -161,7 +161,9 @@ ST_STARTED = 34  # 1 once the first tick began
 ST_LATEST = 35  # the latest tick an instruction executed at, which may lie ahead of the clock (run-ahead)
 ST_TICKS = 36  # ticks the clock stopped at (ticks with work)
 ST_HOP_ROWS = 37  # rows in the hop log (records.HR_*)
-ST_ROWS = 38
+ST_NEXT_DUE = 38  # the id due after ST_CURRENT in this tick, as last looked up (-1: none), or DUE_UNKNOWN
+ST_ROWS = 39
+DUE_UNKNOWN = -2
 
 PAUSE_NONE = 0
 PAUSE_SLICE = 1  # reached PR_PAUSE_AT: show progress, honour Ctrl-C, or let an observer look
