@@ -168,8 +168,7 @@ def _header_runs(program, pc):
     for route in range(isa.ROUTE_KINDS):
         for arrived in (0, 1):
             run = int(program.code[isa.CODE_HEADER_RUN + 2 * route + arrived, pc])
-            mask = (1 << isa.RUN_FIELD_BITS) - 1
-            runs[route, arrived] = tuple(run >> (k * isa.RUN_FIELD_BITS) & mask for k in range(4))
+            runs[route, arrived] = tuple(run >> (k * isa.RUN_FIELD_BITS) & isa.RUN_FIELD_MASK for k in range(4))
     return runs
 
 
