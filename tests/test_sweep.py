@@ -79,7 +79,10 @@ def test_interrupting_a_sweep_keeps_finished_points_and_resume_completes_it(tmp_
     results = tmp_path / "r"
     command = [sys.executable, "-m", "harts.cli", "figure", "12", "--quick", "--results", str(results),
                "--no-progress", "--workers", "2"]
-    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A shell that starts the suite in the background leaves SIGINT ignored, and its children inherit that: give the
+    # sweep the default, as a terminal's Ctrl-C finds it.
+    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     points = results / "points"
     deadline = time.time() + 300
     while time.time() < deadline and len(list(points.glob("*.json"))) < 6 and proc.poll() is None:
