@@ -429,16 +429,13 @@ HELD_CREDIT = 4  # the next downstream slot is held by (or not yet credited back
 
 
 @kernel_part
-def _candidate(machine, switch, packets, i, t):
-    """Whether input i's oldest flit can be granted its output (and a tee's ejection) at cycle t, and if not, what
-    holds it."""
+def _candidate(machine, switch, packets, i, base, t):
+    """Whether input i (bound, of the router whose physical rows start at base) can have its oldest flit granted
+    its output (and a tee's ejection) at cycle t, and if not, what holds it."""
     params = machine.params
     inputs = switch.inputs
-    output = inputs[i, IN_OUT]
-    if output < 0 or inputs[i, IN_BOUND_FROM] > t:
+    if inputs[i, IN_BOUND_FROM] > t:
         return WAITS
-    ports = params[PR_PORTS]
-    node = machine.input_node[i]
     pkt = inputs[i, CX_PKT]
     if machine.injection[i] != 0:
         table = packets.table
@@ -448,7 +445,7 @@ def _candidate(machine, switch, packets, i, t):
             return WAITS
     elif inputs[i, IN_COUNT] == 0 or inputs[i, slot_field(inputs[i, IN_FIRST], SL_USABLE)] > t:
         return WAITS
-    base = node * (ports + params[PR_NP_CHANNELS])
+    output = inputs[i, IN_OUT]
     if switch.ports[base + output, PT_BUSY_UNTIL] > t:
         return HELD_OWN if switch.ports[base + output, PT_LAST_PACKET] == pkt else HELD_OUTPUT
     tee = inputs[i, IN_TEE]
@@ -617,7 +614,9 @@ def _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, o, deli
 
 
 @kernel_part
-def _grant(machine, switch, packets, logs, run, processor, i, t):
+def _grant(machine, switch, packets, logs, run, processor, i, node, base, prow, t):
+    """Input i, physical input row prow of router `node` (whose physical rows start at base), sends its oldest flit
+    at cycle t."""
     params = machine.params
     inputs = switch.inputs
     table = packets.table
@@ -626,12 +625,9 @@ def _grant(machine, switch, packets, logs, run, processor, i, t):
     span = ports + params[PR_NP_CHANNELS]
     vcs = params[PR_VCS]
     k = params[PR_FLIT_CYCLES]
-    node = machine.input_node[i]
     injection = machine.injection[i] != 0
     output = inputs[i, IN_OUT]
     tee = inputs[i, IN_TEE]
-    prow = machine.input_row[i]
-    base = node * span
     pkt = inputs[i, CX_PKT]
     tail_in = 0  # the flit's arrival here, for the hop record of the last one
     if injection:
@@ -705,8 +701,8 @@ def _request(machine, switch, run, i, prow, base, orow):
 
 
 @kernel_part
-def _switch(machine, switch, packets, logs, run, processor, base, picked, teeing, t):
-    """The outputs of one router (its rows from base) pick among the inputs its physical inputs picked
+def _switch(machine, switch, packets, logs, run, processor, node, base, picked, teeing, t):
+    """The outputs of router `node` (its rows from base) pick among the inputs its physical inputs picked
     (run.in_choice; bit p of `picked`: row base + p picked one), and the winners are granted in physical input
     order. Outputs pick in two rounds: every input asks its output (a teeing input its link); then a teeing input
     that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of the other's
@@ -742,7 +738,7 @@ def _switch(machine, switch, packets, logs, run, processor, base, picked, teeing
         in_choice[prow] = -1
         tee = inputs[i, IN_TEE]
         if lone or (out_choice[base + inputs[i, IN_OUT]] == i and (tee < 0 or out_choice[base + tee] == i)):
-            _grant(machine, switch, packets, logs, run, processor, i, t)
+            _grant(machine, switch, packets, logs, run, processor, i, node, base, prow, t)
             if run.stats[ST_ERROR] != 0:
                 return
         else:
@@ -810,7 +806,7 @@ def _allocate(machine, switch, packets, logs, run, processor, t):
         at = machine.input_node[i] if i >= 0 else -1
         if at != node or i < 0:
             if picked != 0:
-                _switch(machine, switch, packets, logs, run, processor, base, picked, teeing, t)
+                _switch(machine, switch, packets, logs, run, processor, node, base, picked, teeing, t)
                 if stats[ST_ERROR] != 0:
                     return
             if i < 0:
@@ -819,7 +815,7 @@ def _allocate(machine, switch, packets, logs, run, processor, t):
             base = node * span
             picked = 0
             teeing = False
-        status = _candidate(machine, switch, packets, i, t)
+        status = _candidate(machine, switch, packets, i, base, t)
         if status != CANDIDATE:
             if status >= HELD_OUTPUT:
                 _held(machine, packets, switch, i, status, t)
