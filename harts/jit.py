@@ -10,8 +10,9 @@ copies, so the large parts each have one call site, and rare paths (the clock's 
 program plumbing, the hop log's writers) stay plain calls (``kernel_call``). Inlined, the hop log's
 writers, which run only when a tool asks for hop records, slowed the run without them by about 2%.
 
-And how it is loaded: every module of harts that compiles code takes numba's ``njit`` from here, so that
-``load_cached_code_as_is`` has changed numba's loading before any cached function loads.
+And how it is loaded and indexed: every module of harts that compiles code takes numba's ``njit`` from here, so
+that ``load_cached_code_as_is`` has changed numba's loading, and ``index_without_wraparound`` its indexing,
+before any of harts' functions loads or compiles.
 """
 
 from llvmlite import ir
@@ -46,6 +47,67 @@ def load_cached_code_as_is():
 
 
 load_cached_code_as_is()
+
+# numba's symbols for the functions of the packages compiled without wraparound (index_without_wraparound)
+_UNWRAPPED_SYMBOLS = []
+
+
+def index_without_wraparound(package: str) -> None:
+    """Compile the functions of `package` (a dotted module name and the modules under it) so that they index
+    arrays as C does: a negative index is not counted from the end.
+
+    Python's wraparound costs a comparison and a select for every index numba cannot prove non-negative, which
+    is nearly every row index of the kernels' tables. harts never indexes with a negative number on purpose: -1
+    means "none" and is tested before it is used as an index; a run of the test suite with numba's bounds checks
+    (``NUMBA_BOUNDSCHECK=1``, under which an unwrapped negative index is an IndexError) checks it (bench/SPEED.md,
+    Indexing without wraparound). harts' modules are compiled this way, and so are the speed-of-light models in
+    bench/limits, so that they stay the tightest loops this design allows. Functions are chosen by the symbol
+    numba gives them: user code, NP procedures written outside harts included, keeps Python's meaning
+    (tests/test_kernel.py)."""
+    symbol = "_ZN" + "".join(f"{len(part)}{part}" for part in package.split("."))
+    if symbol not in _UNWRAPPED_SYMBOLS:
+        _UNWRAPPED_SYMBOLS.append(symbol)
+
+
+def _skip_wraparound_where_asked():
+    """Route numba's one function that wraps integer indices (numba.np.arrayobj.fix_integer_index) through
+    `_unwrapped_where_asked`. That module is part of numba's compiler, which a run that only loads cached code
+    never imports (load_cached_code_as_is), so it is routed when it is there already or once numba sets its
+    compiler up (BaseContext.refresh, which imports it), before anything is compiled. With a numba that has
+    neither, nothing changes."""
+    import sys
+
+    from numba.core import base
+
+    if "numba.np.arrayobj" in sys.modules:
+        _unwrapped_where_asked(sys.modules["numba.np.arrayobj"])
+    refresh = getattr(base.BaseContext, "refresh", None)
+    if refresh is None:
+        return
+
+    def refresh_then_route(self):
+        refresh(self)
+        _unwrapped_where_asked(sys.modules.get("numba.np.arrayobj"))
+
+    base.BaseContext.refresh = refresh_then_route
+
+
+def _unwrapped_where_asked(arrayobj):
+    pythons_way = getattr(arrayobj, "fix_integer_index", None)
+    if pythons_way is None or getattr(pythons_way, "routed_by_harts", False):
+        return
+
+    def fix_integer_index(context, builder, index_type, index, size):
+        if index_type.signed and builder.function.name.startswith(tuple(_UNWRAPPED_SYMBOLS)):
+            return context.cast(builder, index, index_type, types.intp)
+        return pythons_way(context, builder, index_type, index, size)
+
+    fix_integer_index.routed_by_harts = True
+    arrayobj.fix_integer_index = fix_integer_index
+
+
+_skip_wraparound_where_asked()
+index_without_wraparound("harts")
 
 kernel_part = njit(cache=True, forceinline=True, _nrt=False)
 kernel_call = njit(cache=True, _nrt=False)

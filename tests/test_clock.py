@@ -104,27 +104,49 @@ def test_the_timing_wheel_runs_ids_in_the_documented_order(seed):
 
 
 @njit
-def _looks_ahead(clock, stats, marked, after, out):
+def _walks_one_tick(clock, stats, marked, added, out):
+    """Mark `marked` in tick 0 and take the ids due as the run loop does; after taking the k-th, schedule
+    added[k] for tick 0 as well (-1: nothing). out[k + 1]: due_after of the k-th id taken, asked then, and the
+    id peek_due gives next (-1: the tick is over); out[0, 1]: the first id peek_due gives."""
+    begin_tick(clock, stats, 0)
     for e in marked:
-        schedule(clock, stats, e, stats[S.ST_TIME])
-    for k in range(after.shape[0]):
-        out[k] = due_after(clock, after[k])
+        schedule(clock, stats, e, 0)
+    out[0, 1] = peek_due(clock, stats)
+    k = 0
+    while out[k, 1] >= 0:
+        e = out[k, 1]
+        take_due(clock, stats, e)
+        if added[k] >= 0:
+            schedule(clock, stats, added[k], 0)
+        out[k + 1, 0] = due_after(clock, e)
+        out[k + 1, 1] = peek_due(clock, stats)
+        k += 1
+    return k
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_look_ahead_finds_the_next_id_due_in_the_tick(seed):
-    """due_after, which the kernel uses to ask for the next event's rows early, against a sorted list: ids
-    marked sparsely over more than one summary word (4,096 ids each), asked from every kind of place (before
-    the first, on a marked id, between, in a stretch of empty words, after the last)."""
+    """due_after, which the run loop asks for the id due after the one it has just taken, against a sorted list:
+    ids marked sparsely over more than one summary word (4,096 ids each), with a stretch of empty words across
+    a summary word, and ids scheduled for the tick while it runs, both after the one taken (due in this tick)
+    and before it (due in the next). due_after may assume that every id marked comes after the one taken."""
     rng = np.random.default_rng(seed)
     clock = S.empty_clock(1_000, 12)  # 13,000 ids: four summary words
     ids = clock.time.shape[0]
     marked = np.unique(np.concatenate([rng.choice(ids, 60, replace=False), [63, 64, 4095, 4096, ids - 1]]))
     marked = marked[(marked < 5_000) | (marked > 9_000)]  # no id marked over 62 bitmap words, across a summary word
+    added = np.where(rng.random(ids) < 0.5, rng.integers(0, ids, ids), -1)
     stats = np.zeros(S.ST_ROWS, dtype=np.int64)
-    stats[S.ST_CURRENT] = -1
-    after = np.concatenate([[-1, ids - 1, 4095, 5_000, 8_191], marked, marked - 1, rng.integers(0, ids, 200)])
-    out = np.zeros(len(after), dtype=np.int64)
-    _looks_ahead(clock, stats, marked, after, out)
-    expected = [next((int(m) for m in marked if m > a), -1) for a in after]
-    assert out.tolist() == expected
+    out = np.full((ids + 1, 2), -2, dtype=np.int64)
+    taken = _walks_one_tick(clock, stats, marked, added, out)
+    due = sorted(int(m) for m in marked)
+    expected = [[-2, due[0]]]
+    for k in range(taken):
+        e = due.pop(0)
+        assert e == expected[-1][1]
+        if added[k] > e and added[k] not in due:
+            due = sorted(due + [int(added[k])])
+        following = due[0] if due else -1
+        expected.append([following, following])
+    assert taken > len(marked)  # some ids scheduled while the tick ran came after the one taken
+    assert out[:taken + 1].tolist() == expected

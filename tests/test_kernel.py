@@ -1,6 +1,6 @@
 """The kernel's general machinery: NP programs and microprograms from outside the package, every route
 kind, arrival notices, missing links, the contention certificate and where each packet first waited,
-run-ahead, calibration on every topology kind, and the memory guard."""
+run-ahead, calibration on every topology kind, the memory guard, and how compiled code indexes."""
 
 from fractions import Fraction
 from pathlib import Path
@@ -333,3 +333,33 @@ def test_logs_that_start_small_and_grow_as_they_fill_log_the_same(monkeypatch, f
         capped.pop(timing, None)
         expected.pop(timing, None)
     assert capped == expected
+
+
+def _element(table, i):
+    return table[i]
+
+
+def _compiled_in(module: str):
+    """_element compiled as a function of `module`."""
+    from types import FunctionType
+
+    from numba import njit
+
+    function = FunctionType(_element.__code__, _element.__globals__)
+    function.__module__ = module
+    return njit(function)
+
+
+def test_harts_code_indexes_as_c_does_and_other_code_as_python_does():
+    """harts' functions (and bench/limits') are compiled without Python's negative-index wraparound (harts/jit.py),
+    chosen by the symbol numba gives them: in one of them, view[-1] is the element before the view; in anyone
+    else's, the view's last. Both read inside `whole`, so neither reads memory it does not own."""
+    import bench.limits.flits  # noqa: F401  (a limit's module asks for its package to be compiled so)
+
+    whole = np.arange(10)
+    view = whole[5:]
+    elsewhere, in_harts, in_limits = (_compiled_in(m) for m in ("users_code", "harts.probe", "bench.limits.probe"))
+    assert elsewhere(view, -1) == 9
+    assert in_harts(view, -1) == 4
+    assert in_limits(view, -1) == 4
+    assert elsewhere(view, 2) == in_harts(view, 2) == 7

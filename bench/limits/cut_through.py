@@ -43,6 +43,10 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from harts.jit import index_without_wraparound
+
+index_without_wraparound("bench.limits")  # indexed as the engine is (harts/jit.py)
+
 # ---- the default timing, in ticks ---------------------------------------------------------------------
 CYCLE = 6  # ticks per controller cycle: one micro-instruction
 HEADER = 6  # header bytes: the header is in one cycle after the first byte

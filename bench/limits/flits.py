@@ -29,6 +29,10 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from harts.jit import index_without_wraparound
+
+index_without_wraparound("bench.limits")  # indexed as the engine is (harts/jit.py)
+
 MESH, TORUS = 0, 1
 PORTS = 4  # +x, +y, -x, -y: harts/network's grid ports (axis_positive [0, 1], axis_negative [2, 3])
 SPAN = PORTS + 1  # physical inputs and outputs per router: the links and one NP channel

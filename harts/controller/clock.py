@@ -253,19 +253,10 @@ def look_ahead(clock, stats):
 
 @kernel_part
 def due_after(clock, e):
-    """The first id after id e (-1: the first) marked due in the current tick, or -1."""
-    start = e + 1
-    w = start >> 6
-    if w >= clock.due.shape[0]:
-        return -1
-    bits = clock.due[w] & (-1 << (start & 63))
-    if bits != 0:
-        return (w << 6) + trailing_zeros(bits)
-    w += 1
-    for s in range(w >> 6, clock.due_words.shape[0]):
+    """The first id marked due in the current tick after id e, the one being processed (-1: none yet), or -1.
+    Every id marked comes after e (peek_due), so the bitmap is read from e's summary word on, unmasked."""
+    for s in range((e + 1) >> 12, clock.due_words.shape[0]):
         words = clock.due_words[s]
-        if s == w >> 6:
-            words &= -1 << (w & 63)
         if words != 0:
             w = (s << 6) + trailing_zeros(words)
             return (w << 6) + trailing_zeros(clock.due[w])

@@ -334,7 +334,7 @@ def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now)
         arrive = carry(machine, packets, p, first)
         start = _accept(controller.ctx, packets, params, logs.stats, receiver, receiver + u + 1, p, u, arrive, now)
         if start >= 0:
-            advance(machine, controller, packets, logs, clock, receiver, u, start, now)
+            advance(machine, controller, packets, logs, clock, receiver, u, False, start, now)
     elif params[PR_HOP_LOG] != 0:
         # swallowed at the far end: where it would have come in
         arrive = first + params[PR_LINK_DELAY]
@@ -700,14 +700,14 @@ def _done_checks(code, ctx, pk, params, stats, ci, p, local, pc, t):
 
 
 @kernel_part
-def advance(machine, controller, packets, logs, clock, ci, v, t, now):
-    """Context ci of node v: its next instruction executes at tick t >= now. Run private instructions ahead
-    of the clock (if allowed) and schedule the context for the first shared one."""
+def advance(machine, controller, packets, logs, clock, ci, v, local, t, now):
+    """Context ci of node v (a BMU bus interface if `local`, else a link receiver): its next instruction executes
+    at tick t >= now. Run private instructions ahead of the clock (if allowed) and schedule the context for the
+    first shared one."""
     params = machine.params
     code = machine.code
     ctx = controller.ctx
     stats = logs.stats
-    local = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) >= params[PR_PORTS]
     run_ahead = params[PR_RUN_AHEAD] != 0
     e = ci + v + 1
     executed = 0
@@ -790,4 +790,4 @@ def proceed(machine, controller, packets, logs, clock, processor, ci, v, now):
     if code[isa.CODE_SHARED, ctx[ci, CX_PC]] != 0:
         t = _shared(machine, controller, packets, logs, clock, processor, ci, p, v, local, now)
     if t >= 0:
-        advance(machine, controller, packets, logs, clock, ci, v, t, now)
+        advance(machine, controller, packets, logs, clock, ci, v, local, t, now)
