@@ -150,3 +150,15 @@ def test_the_look_ahead_finds_the_next_id_due_in_the_tick(seed):
         expected.append([following, following])
     assert taken > len(marked)  # some ids scheduled while the tick ran came after the one taken
     assert out[:taken + 1].tolist() == expected
+
+
+@pytest.mark.parametrize("ids_per_node", [2, 3, 7, 8, 13, 17, 64, 100, 1000])
+def test_an_event_ids_node_is_found_by_a_multiply_for_every_id_a_run_may_have(ids_per_node):
+    multiplier, shift = S.id_node_divider(ids_per_node)
+    assert multiplier * (S.MAX_EVENT_IDS - 1) < 2**63  # no int64 overflow in the kernel's product
+    # every residue near the ends of the id range and near the multiples of 2^k, where a rounding error shows first
+    edges = [0, S.MAX_EVENT_IDS - 1] + [2**k for k in range(1, 31)]
+    ids = sorted({e + d for e in edges for d in range(-2 * ids_per_node, 2 * ids_per_node)
+                  if 0 <= e + d < S.MAX_EVENT_IDS})
+    ids += list(np.random.default_rng(ids_per_node).integers(0, S.MAX_EVENT_IDS, 20_000))
+    assert [(int(e) * multiplier) >> shift for e in ids] == [int(e) // ids_per_node for e in ids]

@@ -22,9 +22,13 @@ from .state import (
     PAUSE_SLICE,
     PAUSE_TRAFFIC,
     PR_DEADLOCK_TICKS,
+    PR_BUS_INTERFACES,
     PR_HOP_LOG,
+    PR_ID_NODE_MULTIPLIER,
+    PR_ID_NODE_SHIFT,
     PR_LAST_TICK,
     PR_PAUSE_AT,
+    PR_PORTS,
     PR_ROOM,
     PR_TRAFFIC_MORE,
     ST_DELIVERIES,
@@ -55,14 +59,23 @@ def _room_for(logs, params, records, rows):
 
 
 @kernel_part
-def _prefetch_next(controller, clock, stats):
+def owner_of(params, e):
+    """The context of event id e (clock.py's numbering), or -1 - v for the NP of node v."""
+    v = (e * params[PR_ID_NODE_MULTIPLIER]) >> params[PR_ID_NODE_SHIFT]
+    if e == v * (params[PR_PORTS] + params[PR_BUS_INTERFACES] + 1):
+        return -1 - v
+    return e - v - 1
+
+
+@kernel_part
+def _prefetch_next(params, controller, clock, stats):
     """Ask for the context rows of the event due after the current one in this tick, which it reads first: on
     a large network they are misses, which the event running now overlaps (bench/SPEED.md, the stop of
     16:31-19:31: asking one event further ahead, or for its packet row or transmitters too, was slower)."""
     following = look_ahead(clock, stats)
     if following < 0:
         return
-    ci = clock.owner[following]
+    ci = owner_of(params, following)
     if ci < 0:
         return
     prefetch(controller.ctx, ci, 0)
@@ -98,7 +111,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
             e = peek_due(clock, stats)
             if e < 0:
                 break
-            owner = clock.owner[e]
+            owner = owner_of(params, e)
             # an NP may run a procedure for every event in its inbox now: make sure they all fit
             need = room * max(1, np_inbox_length(controller.node, processor.events, -1 - owner)) if owner < 0 \
                 else room
@@ -107,7 +120,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
                 return
             take_due(clock, stats, e)
             stats[ST_EVENTS] += 1
-            _prefetch_next(controller, clock, stats)
+            _prefetch_next(params, controller, clock, stats)
             if owner < 0:
                 np_run(offsets, procedure, machine, controller, packets, logs, clock, processor, -1 - owner, c)
             else:

@@ -222,7 +222,9 @@ PR_FAULTS = 30  # 1: some node or link is faulty or links damage payloads (else 
 PR_BMU_PER_OUTPUT = 31  # 1: a bus interface refused a transmitter gives its packet back to wait for that output
 PR_HOP_LOG = 32  # 1: write the hop log (records.HR_*) and what it needs in the packet records
 PR_TIE_KEY = 33  # routing.torus_tie: 0, a tie half-way round a torus ring goes +; else drawn from this key
-PR_ROWS = 34
+PR_ID_NODE_MULTIPLIER = 34  # the node of event id e is (e * this) >> PR_ID_NODE_SHIFT (id_node_divider)
+PR_ID_NODE_SHIFT = 35
+PR_ROWS = 36
 
 # ---- the clock: a timing wheel of event ids (NP of node v: v*(S+1); its context slot s: v*(S+1)+1+s) -------------
 WHEEL_TICKS = 4096  # ticks the wheel spans; later events wait in an overflow heap
@@ -237,10 +239,9 @@ Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axi
 # Header tables are record-major (header[record, word]) so that one header is a contiguous row.
 Controller = namedtuple("Controller", ["ctx", "regs", "tx", "node"])  # regs[context, word]: header registers
 Packets = namedtuple("Packets", ["table", "header"])
-# clock.owner[e]: the context of event id e, or -1 - v for the NP of node v; clock.due: a bit per id due in
-# the current tick, clock.due_words: a bit per non-zero word of clock.due
+# clock.due: a bit per id due in the current tick, clock.due_words: a bit per non-zero word of clock.due
 Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",
-                             "heap_id", "owner"])
+                             "heap_id"])
 # The per-id arrays that hold event ids, contexts or states are int32, half the bytes: E-41's clock tables went
 # from 3.5 to 2.2 MB, and E-25 and E-41 ran faster in 13 of 16 alternating pairs (bench/SPEED.md, the stop of
 # 04:14-06:25). Event ids stay below 2^31 because a network with more is refused (MAX_EVENT_IDS).
@@ -252,18 +253,24 @@ def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
     return np.full((rows, columns), fill, dtype=np.int64)
 
 
+def id_node_divider(ids_per_node: int) -> tuple[int, int]:
+    """(m, s) such that (e * m) >> s == e // ids_per_node for every event id 0 <= e < MAX_EVENT_IDS = 2^31, with
+    e * m < 2^63: m = ceil(2^s / d) for s = 31 + ceil(log2 d) (Granlund and Montgomery, "Division by invariant
+    integers using multiplication", 1994). The kernel finds an event's node so (engine.owner_of), with a multiply
+    where a table of owners would be read, and on a large network missed in the cache, once per event."""
+    shift = 31 + (ids_per_node - 1).bit_length()
+    return -(-(1 << shift) // ids_per_node), shift
+
+
 def empty_clock(nodes: int, contexts_per_node: int) -> Clock:
     n_events = nodes * (contexts_per_node + 1)
-    owner = np.arange(n_events, dtype=np.int64)
-    node, slot = np.divmod(owner, contexts_per_node + 1)
-    owner = np.where(slot == 0, -1 - node, node * contexts_per_node + slot - 1).astype(CLOCK_ID_DTYPE)
     words = -(-n_events // 64)
     return Clock(time=np.full(n_events, NEVER, np.int64), state=np.zeros(n_events, CLOCK_ID_DTYPE),
                  next=np.full(n_events, -1, CLOCK_ID_DTYPE), prev=np.full(n_events, -1, CLOCK_ID_DTYPE),
                  bucket=np.full(WHEEL_TICKS, -1, np.int64), bits=np.zeros(WHEEL_TICKS // 64, np.int64),
                  due=np.zeros(words, np.int64), due_words=np.zeros(-(-words // 64), np.int64),
                  heap_time=np.zeros(n_events + 16, np.int64),
-                 heap_id=np.zeros(n_events + 16, CLOCK_ID_DTYPE), owner=owner)
+                 heap_id=np.zeros(n_events + 16, CLOCK_ID_DTYPE))
 
 
 def packet_pool(capacity: int, header_words: int) -> Packets:
