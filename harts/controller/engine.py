@@ -68,19 +68,23 @@ def owner_of(params, e):
 
 
 @kernel_part
-def _prefetch_next(params, controller, clock, stats):
-    """Ask for the context rows of the event due after the current one in this tick, which it reads first: on
-    a large network they are misses, which the event running now overlaps (bench/SPEED.md, the stop of
-    16:31-19:31: asking one event further ahead, or for its packet row or transmitters too, was slower)."""
+def _prefetch_next(machine, controller, clock, stats):
+    """Ask for the context rows of the event due after the current one in this tick, which it reads first, and
+    its node's links, which a forward reads to find the far end: on a large network they are misses, which the
+    event running now overlaps (bench/SPEED.md, the stop of 16:31-19:31: asking one event further ahead, or for
+    its packet row or transmitters too, was slower)."""
     following = look_ahead(clock, stats)
     if following < 0:
         return
-    ci = owner_of(params, following)
+    ci = owner_of(machine.params, following)
     if ci < 0:
         return
     prefetch(controller.ctx, ci, 0)
     prefetch(controller.ctx, ci, CX_ROWS - 1)
     prefetch(controller.regs, ci, 0)
+    v = following - ci - 1
+    prefetch(machine.neighbours, v, 0)
+    prefetch(machine.in_port, v, 0)
 
 
 @kernel_entry
@@ -120,7 +124,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
                 return
             take_due(clock, stats, e)
             stats[ST_EVENTS] += 1
-            _prefetch_next(params, controller, clock, stats)
+            _prefetch_next(machine, controller, clock, stats)
             if owner < 0:
                 np_run(offsets, procedure, machine, controller, packets, logs, clock, processor, -1 - owner, c)
             else:
