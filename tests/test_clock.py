@@ -154,7 +154,7 @@ def test_the_look_ahead_finds_the_next_id_due_in_the_tick(seed):
 
 @pytest.mark.parametrize("ids_per_node", [2, 3, 7, 8, 13, 17, 64, 100, 1000])
 def test_an_event_ids_node_is_found_by_a_multiply_for_every_id_a_run_may_have(ids_per_node):
-    multiplier, shift = S.id_node_divider(ids_per_node)
+    multiplier, shift = S.id_node_divider(ids_per_node - 1)  # contexts per node, and the NP's id
     assert multiplier * (S.MAX_EVENT_IDS - 1) < 2**63  # no int64 overflow in the kernel's product
     # every residue near the ends of the id range and near the multiples of 2^k, where a rounding error shows first
     edges = [0, S.MAX_EVENT_IDS - 1] + [2**k for k in range(1, 31)]

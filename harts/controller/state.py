@@ -253,11 +253,13 @@ def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
     return np.full((rows, columns), fill, dtype=np.int64)
 
 
-def id_node_divider(ids_per_node: int) -> tuple[int, int]:
-    """(m, s) such that (e * m) >> s == e // ids_per_node for every event id 0 <= e < MAX_EVENT_IDS = 2^31, with
-    e * m < 2^63: m = ceil(2^s / d) for s = 31 + ceil(log2 d) (Granlund and Montgomery, "Division by invariant
-    integers using multiplication", 1994). The kernel finds an event's node so (engine.owner_of), with a multiply
-    where a table of owners would be read, and on a large network missed in the cache, once per event."""
+def id_node_divider(contexts_per_node: int) -> tuple[int, int]:
+    """(m, s) such that (e * m) >> s is the node of event id e (e // d, d = contexts_per_node + 1 ids per node, as
+    empty_clock numbers them) for every id 0 <= e < MAX_EVENT_IDS = 2^31, with e * m < 2^63: m = ceil(2^s / d) for
+    s = 31 + ceil(log2 d) (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994).
+    The kernel finds an event's node so (engine.owner_of), with a multiply where a table of owners would be read,
+    and on a large network missed in the cache, once per event."""
+    ids_per_node = int(contexts_per_node) + 1
     shift = 31 + (ids_per_node - 1).bit_length()
     return -(-(1 << shift) // ids_per_node), shift
 

@@ -118,8 +118,7 @@ class CutThroughSimulation(Simulation):
         p[S.PR_TABLE_WORD] = self.layout.table_word
         p[S.PR_RUN_AHEAD] = 1
         p[S.PR_ROOM] = MAX_SENDS + self.topology.n_ports + 8
-        p[S.PR_ID_NODE_MULTIPLIER], p[S.PR_ID_NODE_SHIFT] = S.id_node_divider(self.topology.n_ports
-                                                                              + c["bmu.bus_interfaces"] + 1)
+        p[S.PR_ID_NODE_MULTIPLIER], p[S.PR_ID_NODE_SHIFT] = S.id_node_divider(p[S.PR_PORTS] + p[S.PR_BUS_INTERFACES])
         return p
 
     def _machine(self, params: np.ndarray) -> S.Machine:
