@@ -15,14 +15,19 @@ that ``load_cached_code_as_is`` has changed numba's loading, and ``index_without
 before any of harts' functions loads or compiles.
 """
 
+import functools
+
+from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import njit, types
 from numba.core import caching, cgutils
+from numba.core import codegen as numba_codegen
 from numba.extending import intrinsic
 
 
 def load_cached_code_as_is():
-    """Load harts' own functions from numba's disk cache without setting the compiler up first.
+    """Load harts' own functions from numba's disk cache without setting the compiler up first, and without
+    parsing their bitcode.
 
     numba refreshes its compiler's registries (importing every module of typing and lowering rules) before it
     loads any cached function, though loading harts' code needs only the code generator: 0.13-0.3 s of a process
@@ -32,18 +37,59 @@ def load_cached_code_as_is():
     refresh also starts numba's memory manager, without which a function that allocates crashes, and harts'
     code never allocates (``_nrt=False``). tests/test_start.py checks that a process loading this way gives the
     same results as one loading numba's way, and that a user's allocating function still runs beside harts.
-    With a numba whose cache lacks the two methods used here, nothing is changed."""
+    With a numba whose cache lacks the methods used here, nothing is changed."""
     cache = caching.Cache
     if not (hasattr(cache, "_load_overload") and hasattr(cache, "_guard_against_spurious_io_errors")):
         return
     numbas_way = cache.load_overload
+    bitcode_parsed_when_linked = (
+        all(hasattr(numba_codegen.JITCodeLibrary, part) for part in (
+            "_unserialize", "enable_object_caching", "_set_compiled_object", "_finalize_final_module",
+            "_get_module_for_linking"))
+        and all(hasattr(numba_codegen.JitEngine, part) for part in ("_load_defined_symbols", "get_function_address")))
 
     def load_overload(self, sig, target_context):
         if not getattr(getattr(self, "_py_func", None), "__module__", "").startswith("harts."):
             return numbas_way(self, sig, target_context)
-        with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
+        generator = target_context.codegen()
+        if bitcode_parsed_when_linked and isinstance(generator, numba_codegen.JITCPUCodegen):
+            generator.unserialize_library = functools.partial(_library_parsed_when_linked, generator)
+        try:
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
+        finally:
+            generator.__dict__.pop("unserialize_library", None)
     cache.load_overload = load_overload
+
+
+def _library_parsed_when_linked(generator, serialized):
+    """A library of harts' cached machine code, ready to run, whose LLVM bitcode is parsed only if another
+    library links it in.
+
+    numba's cache keeps a function's object code and its bitcode, and numba parses the bitcode when it loads
+    the function (0.04 s for the four functions of a 1,000-cycle run, bench/SPEED.md, Start-up) only to list the
+    symbols it defines and to have it ready for linking. Running the function needs neither: the object code is
+    loaded as it is, and a symbol's address is looked up in the loaded code. A library cached as bitcode alone
+    loads numba's way."""
+    name, kind, data = serialized
+    if kind != "object":
+        return numba_codegen.JITCodeLibrary._unserialize(generator, serialized)
+    object_code, bitcode = data
+    library = generator.create_library(name)
+    library.enable_object_caching()
+    library._set_compiled_object(object_code)
+    library._finalize_final_module()
+    engine = generator._engine
+
+    def module_for_linking():
+        if library._shared_module is None:
+            library._shared_module = llvm.parse_bitcode(bitcode)
+            engine._load_defined_symbols(library._shared_module)
+        return library._shared_module
+
+    library._get_module_for_linking = module_for_linking
+    library.get_pointer_to_function = engine.get_function_address
+    return library
 
 
 load_cached_code_as_is()

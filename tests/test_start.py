@@ -114,6 +114,27 @@ def test_a_users_cached_function_that_allocates_still_runs_beside_harts(tmp_path
         assert (proc.returncode, proc.stdout) == (0, "6.5\n"), proc.stderr
 
 
+def test_harts_cached_code_runs_unparsed_and_links_into_a_users_function():
+    """harts.jit loads harts' cached functions without parsing their bitcode, which numba parses on loading; a
+    user's function that calls one links it in, and that parses it then. The mesh's offsets function is compiled
+    and cached by the first process, and loaded from the cache by the second."""
+    cache_it = "from harts.network.grid import mesh\nmesh([4, 4])\n"
+    link_it = (
+        "import numpy as np\nfrom numba import njit\nfrom harts.network.grid import mesh, mesh_offsets\n"
+        "network = mesh([4, 4])\n"
+        "library = next(iter(mesh_offsets.overloads.values())).library\n"
+        "unparsed = library._shared_module is None\n"
+        "@njit\ndef users_hops(src, dst, shape, table):\n    out = np.zeros(2, np.int64)\n"
+        "    hops = mesh_offsets(src, dst, shape, table, out)\n    return hops * 100 + out[0] * 10 + out[1]\n"
+        "print(unparsed, users_hops(0, 15, network.shape, network.offset_table),\n"
+        "      users_hops(15, 1, network.shape, network.offset_table), library._shared_module is not None)\n")
+    for script in (cache_it, link_it):
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO)
+        assert proc.returncode == 0, proc.stderr
+    # from node 0 to 15 on a 4x4 mesh: 3 hops + on each axis; from 15 to 1: 2 hops - on x, 3 - on y
+    assert proc.stdout.split() == ["True", "633", str(5 * 100 - 2 * 10 - 3), "True"]
+
+
 class CountLoads:
     """A sweep task: a small wormhole run, then the kernels its process loaded beyond `inherited`."""
 
