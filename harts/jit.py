@@ -73,7 +73,7 @@ def _library_parsed_when_linked(generator, serialized):
     loads numba's way."""
     name, kind, data = serialized
     if kind != "object":
-        return numba_codegen.JITCodeLibrary._unserialize(generator, serialized)
+        return type(generator).unserialize_library(generator, serialized)  # numba's own, under the instance's
     object_code, bitcode = data
     library = generator.create_library(name)
     library.enable_object_caching()
