@@ -10,19 +10,24 @@ copies, so the large parts each have one call site, and rare paths (the clock's 
 program plumbing, the hop log's writers) stay plain calls (``kernel_call``). Inlined, the hop log's
 writers, which run only when a tool asks for hop records, slowed the run without them by about 2%.
 
-And how it is loaded and indexed: every module of harts that compiles code takes numba's ``njit`` from here, so
-that ``load_cached_code_as_is`` has changed numba's loading, and ``index_without_wraparound`` its indexing,
-before any of harts' functions loads or compiles.
+And how it is loaded, indexed and called: every module of harts that compiles code takes numba's ``njit`` from
+here, so that ``load_cached_code_as_is`` has changed numba's loading, ``index_without_wraparound`` its indexing
+and ``_type_arrays_without_numpy_ma`` its typing of arguments before any of harts' functions loads, compiles or
+runs, and harts' functions make their disk caches only when used (``cached_when_asked``).
 """
 
 import functools
 
+import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import njit, types
-from numba.core import caching, cgutils
+from numba.core import caching, cgutils, errors
 from numba.core import codegen as numba_codegen
+from numba.core.dispatcher import Dispatcher
+from numba.core.typing.typeof import typeof_impl
 from numba.extending import intrinsic
+from numba.np import numpy_support
 
 
 def load_cached_code_as_is():
@@ -155,9 +160,66 @@ def _unwrapped_where_asked(arrayobj):
 _skip_wraparound_where_asked()
 index_without_wraparound("harts")
 
-kernel_part = njit(cache=True, forceinline=True, _nrt=False)
-kernel_call = njit(cache=True, _nrt=False)
-kernel_entry = njit(cache=True, _nrt=False)
+
+class _DiskCacheWhenAsked:
+    """Stands in for a dispatcher's disk cache until numba first asks it for anything (to load or to save code).
+
+    numba makes the cache of a ``cache=True`` function when it is decorated, and that checks that the cache's
+    folder is writable by creating a file there: 12-18 ms for the hundred functions a run imports, of which it
+    loads only the kernel and the functions passed to it."""
+
+    __slots__ = ("_dispatcher",)
+
+    def __init__(self, dispatcher):
+        self._dispatcher = dispatcher
+
+    def __getattr__(self, name):
+        self._dispatcher.enable_caching()
+        return getattr(self._dispatcher._cache, name)
+
+
+def cached_when_asked(**options):
+    """``njit(cache=True, **options)``, its disk cache made when first used (_DiskCacheWhenAsked); plain
+    ``njit(cache=True)`` with a numba whose dispatchers keep their cache elsewhere."""
+    if not hasattr(Dispatcher, "enable_caching"):
+        return njit(cache=True, **options)
+    compile_on_call = njit(**options)
+
+    def decorate(function):
+        dispatcher = compile_on_call(function)
+        dispatcher._cache = _DiskCacheWhenAsked(dispatcher)
+        return dispatcher
+    return decorate
+
+
+kernel_part = cached_when_asked(forceinline=True, _nrt=False)
+kernel_call = cached_when_asked(_nrt=False)
+kernel_entry = cached_when_asked(_nrt=False)
+
+
+def _type_arrays_without_numpy_ma():
+    """numba types an array argument by a rule that first asks whether it is a masked array, and asking imports
+    numpy.ma: 12-15 ms of a short run's start, for nothing else in it. The rule runs in Python for each array
+    type a process passes first, and for every array in a named tuple on every call (harts' kernels take their
+    state so). An array whose type is exactly ndarray is not masked, so it is typed here by the rest of numba's
+    rule; anything else, and a dtype numba refuses, by numba's own. The types are numba's for every array
+    (tests/test_start.py), so other code in the process is typed as before."""
+    numbas_rule = typeof_impl.dispatch(np.ndarray)
+    if not (hasattr(numpy_support, "from_dtype") and hasattr(numpy_support, "map_layout")):
+        return
+
+    def typeof_array(array, context):
+        if type(array) is np.ndarray:
+            try:
+                return types.Array(numpy_support.from_dtype(array.dtype), array.ndim, numpy_support.map_layout(array),
+                                   readonly=not array.flags.writeable)
+            except errors.NumbaNotImplementedError:
+                pass
+        return numbas_rule(array, context)
+    typeof_impl.register(np.ndarray)(typeof_array)
+
+
+_type_arrays_without_numpy_ma()
 
 
 @intrinsic

@@ -85,6 +85,21 @@ def _construct_scalar(node: yaml.ScalarNode, path: str, line: int) -> Any:
         loader.dispose()
 
 
+# libyaml's composer (when PyYAML has it) takes 0.7 ms for microcode/harts.yaml where PyYAML's own takes 9 ms: a
+# twentieth of what harts adds to a short run's start. Its nodes are the same (tests/test_start.py), but its
+# messages for bad input are not, so a document it refuses is composed again by PyYAML for the message.
+_FAST_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def _compose(text: str) -> yaml.Node | None:
+    if _FAST_LOADER is not None:
+        try:
+            return yaml.compose(text, Loader=_FAST_LOADER)
+        except yaml.YAMLError:
+            pass
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
 def load_located(path: str | Path) -> Located:
     """Parse a YAML file into :class:`Located` values; any failure is an :class:`InputError`."""
     path = str(path)
@@ -100,7 +115,7 @@ def load_located(path: str | Path) -> Located:
         raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path,
                          data[:exc.start].count(b"\n") + 1) from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = _compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

@@ -67,6 +67,13 @@ TIMES = ("wall_seconds", "kernel_startup_seconds", "cycles_per_second", "node_cy
 LOWERING = "numba.np.arrayobj"  # one of the modules numba's refresh of its compiler's registries imports
 
 
+def write_short_configs(folder: Path) -> None:
+    """Copies of three shipped configs in `folder`, running 1,000 cycles as bench/start.py's do."""
+    for name in ("uniform_e9.yaml", "mesh_8x8.yaml", "wormhole_torus_8x8.yaml"):
+        text = re.sub(r"\n  cycles: \d+", "\n  cycles: 1000", (REPO / "configs" / name).read_text())
+        (folder / name).write_text(re.sub(r"warmup_cycles: \d+", "warmup_cycles: 100", text))
+
+
 def json_and_lowering_after(argv: list[str], numbas_way: bool) -> tuple[dict, bool]:
     """harts.cli.main(argv) in a fresh interpreter, loading cached code as harts.jit does or (numbas_way) as numba
     does: its JSON without the wall times, and whether numba's compiler registries were set up."""
@@ -90,9 +97,7 @@ def test_loading_the_cached_kernels_sets_up_no_compiler_and_changes_no_result(ar
     """harts.jit.load_cached_code_as_is: about a quarter of a short run's start-up was numba setting its compiler up
     before it loaded cached machine code, and parsing the code's bitcode took most of what was left of the loading.
     Two cut-through runs, a flit-level run and a broadcast."""
-    for name in ("uniform_e9.yaml", "mesh_8x8.yaml", "wormhole_torus_8x8.yaml"):  # 1,000 cycles, as bench/start.py
-        text = re.sub(r"\n  cycles: \d+", "\n  cycles: 1000", (REPO / "configs" / name).read_text())
-        (tmp_path / name).write_text(re.sub(r"warmup_cycles: \d+", "warmup_cycles: 100", text))
+    write_short_configs(tmp_path)
     argv = [str(tmp_path / a) if a.endswith(".yaml") else a for a in argv]
     # numba's way first: whatever is not in the disk cache yet (a fresh clone) is compiled and cached then
     numbas, numba_set_up = json_and_lowering_after(argv, numbas_way=True)
@@ -135,6 +140,87 @@ def test_harts_cached_code_runs_unparsed_and_links_into_a_users_function():
         assert proc.returncode == 0, proc.stderr
     # from node 0 to 15 on a 4x4 mesh: 3 hops + on each axis; from 15 to 1: 2 hops - on x, 3 - on y
     assert proc.stdout.split() == ["True", "633", str(5 * 100 - 2 * 10 - 3), "True"]
+
+
+LOADED, UNUSED = "FunctionCache", "_DiskCacheWhenAsked"
+
+
+@pytest.mark.parametrize("config, kernel_caches", [("uniform_e9.yaml", [LOADED, UNUSED]),
+                                                   ("wormhole_torus_8x8.yaml", [UNUSED, LOADED])])
+def test_a_run_imports_no_numpy_ma_and_makes_only_the_disk_caches_it_uses(config, kernel_caches, tmp_path):
+    """harts.jit._type_arrays_without_numpy_ma and cached_when_asked. numba's typing of an array argument imported
+    numpy.ma (12-15 ms), and each of the hundred cached functions a run imports made its disk cache (which
+    writes a file to check that the folder is writable) when it was decorated, though a run loads one kernel."""
+    write_short_configs(tmp_path)
+    script = ("import sys\nfrom harts.cli import main\nfrom harts.controller import engine, receiver\n"
+              "from harts.controller.flits import kernel\ncode = main(sys.argv[1:])\n"
+              "print('numpy.ma' in sys.modules, *(type(d._cache).__name__ for d in (engine.run_kernel, "
+              "kernel.run_flits, receiver.proceed, kernel._grant)), file=sys.stderr)\nsys.exit(code)\n")
+    proc = subprocess.run([sys.executable, "-c", script, "run", str(tmp_path / config)], capture_output=True,
+                          text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    # numpy.ma; the caches of the cut-through and flit kernels, then of one part of each (inlined, never loaded)
+    assert proc.stderr.split()[-5:] == ["False", *kernel_caches, UNUSED, UNUSED]
+
+
+def test_arrays_are_typed_as_numba_types_them():
+    """harts.jit._type_arrays_without_numpy_ma types an exact ndarray by numba's rule without its question whether
+    the array is masked: every type must be numba's own, and what numba refuses is refused as numba refuses it.
+    Arrays of many dtypes, layouts and flags, and every bundle of both kernels' state."""
+    import numpy as np
+    from numba import errors, typeof, types
+    from numba.core.typing.typeof import Purpose, _typeof_ndarray, _TypeofContext
+
+    from harts.machine.config import defaults, hex_config
+    from harts.machine.simulation import Simulation
+    context = _TypeofContext(Purpose.argument)
+
+    def numbas_type(value):
+        if isinstance(value, tuple):
+            return types.BaseTuple.from_types([numbas_type(item) for item in value], type(value))
+        return _typeof_ndarray(value, context)
+
+    arrays = [np.zeros((3, 4), dtype) for dtype in (np.int8, np.int32, np.int64, np.uint16, np.float32, np.float64,
+                                                     np.complex128, np.bool_, np.float16, "M8[s]", "U3", object,
+                                                     [("a", np.int32), ("b", "f8")])]
+    square = np.zeros((4, 4), np.int64)
+    readonly = np.zeros(5)
+    readonly.flags.writeable = False
+    arrays += [square.T, square[:, 1], square[::2], np.zeros(()), np.zeros((0, 3)), readonly]
+    cut_through = Simulation(hex_config(3))
+    flits = Simulation(defaults().with_values(topology={"kind": "torus", "dims": [4, 4]}, microcode="wormhole"))
+    bundles = []
+    for hops in (False, True):
+        bundles += cut_through._initial_state(cut_through.faults, hops, 10).values()
+        bundles += flits._state(flits.faults, hops, hops, 10).values()
+    bundles = [b for b in bundles if isinstance(b, tuple)]
+    assert {type(b).__name__ for b in bundles} >= {"Machine", "Controller", "Packets", "Logs", "Clock", "Processor",
+                                                   "Switch", "Run"}
+    for value in arrays + bundles:
+        assert typeof(value, Purpose.argument) == numbas_type(value)
+    assert {typeof(a, Purpose.argument).layout for a in arrays} == {"C", "F", "A"}
+    for refused in (np.ma.masked_array([1, 2]), np.zeros(2, "V3"), np.zeros(2, np.longdouble)):
+        with pytest.raises(errors.NumbaError) as ours:
+            typeof(refused, Purpose.argument)
+        with pytest.raises(errors.NumbaError) as numbas:
+            _typeof_ndarray(refused, context)
+        assert (type(ours.value), str(ours.value)) == (type(numbas.value), str(numbas.value))
+
+
+def test_libyaml_composes_every_shipped_yaml_file_as_pyyaml_does():
+    """harts.yamlsource composes a file with libyaml, in a twentieth of PyYAML's own time, and gets the same values
+    on the same lines. (Bad input is composed again by PyYAML for its message: tests/test_bad_input.py.)"""
+    import yaml
+
+    from harts import yamlsource
+    assert yamlsource._FAST_LOADER is yaml.CSafeLoader
+    files = [*REPO.glob("configs/*.yaml"), *REPO.glob("microcode/*.yaml"), *REPO.glob("tests/programs/*.yaml")]
+    assert len(files) >= 29
+    for path in files:
+        text = path.read_text()
+        fast, slow = (yamlsource._convert(yaml.compose(text, Loader=loader), str(path), {}, set())
+                      for loader in (yaml.CSafeLoader, yaml.SafeLoader))
+        assert fast == slow, path.name
 
 
 class CountLoads:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import types
 
-from ..jit import njit
+from ..jit import cached_when_asked
 
 # (src, dst, shape, offset_table, out) -> hop distance; writes the offsets into out[0:n_axes].
 OFFSETS_SIGNATURE = types.int64(types.int64, types.int64, types.int64[::1], types.int64[:, ::1],
@@ -25,12 +25,12 @@ OFFSETS_SIGNATURE = types.int64(types.int64, types.int64, types.int64[::1], type
 # same way makes any allocation in them a compile error instead of a crash inside the kernel. They are
 # compiled (after the first run: loaded from numba's disk cache) for their one signature by the first
 # Topology that uses one, not at import, so that a run loads only its own network's (`compiled`).
-jit_offsets = njit(cache=True, _nrt=False)
+jit_offsets = cached_when_asked(_nrt=False)
 _OFFSETS_MANY_SIGNATURE = types.void(types.FunctionType(OFFSETS_SIGNATURE), types.int64[::1], types.int64[::1],
                                      types.int64[::1], types.int64[:, ::1], types.int64[:, ::1])
 
 
-@njit(cache=True, _nrt=False)
+@cached_when_asked(_nrt=False)
 def _offsets_many(function, src, dst, shape, table, out):
     for k in range(src.shape[0]):
         function(src[k], dst[k], shape, table, out[k])

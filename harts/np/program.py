@@ -75,7 +75,7 @@ from ..controller.records import (
     System,
 )
 from ..errors import InputError
-from ..jit import njit
+from ..jit import cached_when_asked, njit
 
 __all__ = [
     "EVENT_ARRIVED",
@@ -167,16 +167,16 @@ def procedure(function):
 
 def procedure_part(function):
     """Compile a helper of NP procedures, inlined into them."""
-    return njit(cache=True, _nrt=False, inline="always")(function)
+    return cached_when_asked(_nrt=False, inline="always")(function)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@cached_when_asked(_nrt=False, inline="always")
 def header_field(event, system, i):
     """The value of the program's i-th declared header field in a delivered packet's header."""
     return event[E_HEADER + system.field[i]]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@cached_when_asked(_nrt=False, inline="always")
 def send_packet(sends, row, route, port, destination, length, notify):
     """Start a send row: a packet of `length` bytes routed by `route` (ROUTE_*), through `port` first
     (ROUTE_DIRECTION) or to `destination` (ROUTE_DESTINATION); its header words start at 0. Returns
@@ -193,7 +193,7 @@ def send_packet(sends, row, route, port, destination, length, notify):
     return row + 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@cached_when_asked(_nrt=False, inline="always")
 def send_timer(sends, row, delay, value):
     """A timer: EVENT_TIMER with E_ARGUMENT = value, `delay` ticks from now. Returns row + 1."""
     sends[row, S_ROUTE] = SEND_TIMER
@@ -202,13 +202,13 @@ def send_timer(sends, row, delay, value):
     return row + 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@cached_when_asked(_nrt=False, inline="always")
 def set_field(sends, row, system, i, value):
     """Set the program's i-th declared header field of a send row."""
     sends[row, S_HEADER + system.field[i]] = value
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@cached_when_asked(_nrt=False, inline="always")
 def set_segment(sends, row, system, k, port, hops, code):
     """Segment k of a source-routed send row: `hops` hops through `port`, with `code` for the microprogram."""
     word = S_HEADER + system.route[LAYOUT_SEGMENT_WORD]
