@@ -199,14 +199,14 @@ kernel_entry = cached_when_asked(_nrt=False)
 
 def _type_arrays_without_numpy_ma():
     """numba types an array argument by a rule that first asks whether it is a masked array, and asking imports
-    numpy.ma: 12-15 ms of a short run's start, for nothing else in it. The rule runs in Python for each array
+    numpy.ma: 12-17 ms of a short run's start, for nothing else in it. The rule runs in Python for each array
     type a process passes first, and for every array in a named tuple on every call (harts' kernels take their
     state so). An array whose type is exactly ndarray is not masked, so it is typed here by the rest of numba's
     rule; anything else, and a dtype numba refuses, by numba's own. The types are numba's for every array
     (tests/test_start.py), so other code in the process is typed as before."""
-    numbas_rule = typeof_impl.dispatch(np.ndarray)
     if not (hasattr(numpy_support, "from_dtype") and hasattr(numpy_support, "map_layout")):
         return
+    numbas_rule = typeof_impl.dispatch(np.ndarray)
 
     def typeof_array(array, context):
         if type(array) is np.ndarray:

@@ -149,7 +149,7 @@ LOADED, UNUSED = "FunctionCache", "_DiskCacheWhenAsked"
                                                    ("wormhole_torus_8x8.yaml", [UNUSED, LOADED])])
 def test_a_run_imports_no_numpy_ma_and_makes_only_the_disk_caches_it_uses(config, kernel_caches, tmp_path):
     """harts.jit._type_arrays_without_numpy_ma and cached_when_asked. numba's typing of an array argument imported
-    numpy.ma (12-15 ms), and each of the hundred cached functions a run imports made its disk cache (which
+    numpy.ma (12-17 ms), and each of the hundred cached functions a run imports made its disk cache (which
     writes a file to check that the folder is writable) when it was decorated, though a run loads one kernel."""
     write_short_configs(tmp_path)
     script = ("import sys\nfrom harts.cli import main\nfrom harts.controller import engine, receiver\n"
