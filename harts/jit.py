@@ -192,8 +192,44 @@ def cached_when_asked(**options):
     return decorate
 
 
-kernel_part = cached_when_asked(forceinline=True, _nrt=False)
-kernel_call = cached_when_asked(_nrt=False)
+class _CompiledWhenUsed:
+    """A kernel part (or call) until numba types a call to it, or Python calls it or asks it anything; from then on,
+    the dispatcher numba would have made when it was decorated.
+
+    numba makes a dispatcher when a function is decorated, 0.1-0.2 ms each (two calls of inspect.signature, and its
+    own bookkeeping), for the hundred parts a run imports, and a run that finds its kernel in the disk cache calls
+    none of them. numba types a global by its ``_numba_type_``, so a kernel compiled from these is compiled from
+    their dispatchers."""
+
+    def __init__(self, function, decorate):
+        functools.update_wrapper(self, function)
+        self._decorate = decorate
+        self._dispatcher = None
+
+    def _made(self):
+        if self._dispatcher is None:
+            self._dispatcher = self._decorate(self.__wrapped__)
+        return self._dispatcher
+
+    @property
+    def _numba_type_(self):
+        return self._made()._numba_type_
+
+    def __call__(self, *args, **kwargs):
+        return self._made()(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name in ("_decorate", "_dispatcher", "__wrapped__"):  # not set yet (a copy in the making): no dispatcher
+            raise AttributeError(name)
+        return getattr(self._made(), name)
+
+
+def _compiled_when_used(decorate):
+    return lambda function: _CompiledWhenUsed(function, decorate)
+
+
+kernel_part = _compiled_when_used(cached_when_asked(forceinline=True, _nrt=False))
+kernel_call = _compiled_when_used(cached_when_asked(_nrt=False))
 kernel_entry = cached_when_asked(_nrt=False)
 
 
