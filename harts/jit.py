@@ -13,7 +13,8 @@ writers, which run only when a tool asks for hop records, slowed the run without
 And how it is loaded, indexed and called: every module of harts that compiles code takes numba's ``njit`` from
 here, so that ``load_cached_code_as_is`` has changed numba's loading, ``index_without_wraparound`` its indexing
 and ``_type_arrays_without_numpy_ma`` its typing of arguments before any of harts' functions loads, compiles or
-runs, and harts' functions make their disk caches only when used (``cached_when_asked``).
+runs. harts' functions make their disk caches only when used (``cached_when_asked``), and its kernel parts their
+dispatchers (``_CompiledWhenUsed``): a run that finds its kernel in the disk cache uses neither.
 """
 
 import functools
