@@ -13,8 +13,9 @@ writers, which run only when a tool asks for hop records, slowed the run without
 And how it is loaded, indexed and called: every module of harts that compiles code takes numba's ``njit`` from
 here, so that ``load_cached_code_as_is`` has changed numba's loading, ``index_without_wraparound`` its indexing
 and ``_type_arrays_without_numpy_ma`` its typing of arguments before any of harts' functions loads, compiles or
-runs. harts' functions make their disk caches only when used (``cached_when_asked``), and its kernel parts their
-dispatchers (``_CompiledWhenUsed``): a run that finds its kernel in the disk cache uses neither.
+runs. harts' kernel parts make their numba dispatchers (and so their disk caches) only when used
+(``_CompiledWhenUsed``), and its other functions their disk caches (``cached_when_asked``): a run that finds its
+kernel in the disk cache uses none of the parts, and only the caches of its kernel and of the functions passed to it.
 """
 
 import functools
@@ -166,8 +167,9 @@ class _DiskCacheWhenAsked:
     """Stands in for a dispatcher's disk cache until numba first asks it for anything (to load or to save code).
 
     numba makes the cache of a ``cache=True`` function when it is decorated, and that checks that the cache's
-    folder is writable by creating a file there: 12-18 ms for the hundred functions a run imports, of which it
-    loads only the kernel and the functions passed to it."""
+    folder is writable by creating a file there. For the kernel entries, the networks' offsets functions and the NP
+    procedures' helpers (the kernel parts make theirs with their dispatchers, _CompiledWhenUsed), making the caches
+    only when asked took 6 ms off importing both kernels' modules."""
 
     __slots__ = ("_dispatcher",)
 
@@ -197,10 +199,10 @@ class _CompiledWhenUsed:
     """A kernel part (or call) until numba types a call to it, or Python calls it or asks it anything; from then on,
     the dispatcher numba would have made when it was decorated.
 
-    numba makes a dispatcher when a function is decorated, 0.1-0.2 ms each (two calls of inspect.signature, and its
-    own bookkeeping), for the hundred parts a run imports, and a run that finds its kernel in the disk cache calls
-    none of them. numba types a global by its ``_numba_type_``, so a kernel compiled from these is compiled from
-    their dispatchers."""
+    numba makes a dispatcher when a function is decorated, 0.2-0.4 ms each (two calls of inspect.signature, its own
+    bookkeeping, and a disk cache, whose making writes a file to check that the cache's folder is writable), for the
+    hundred parts a run imports, and a run that finds its kernel in the disk cache calls none of them. numba types a
+    global by its ``_numba_type_``, so a kernel compiled from these is compiled from their dispatchers."""
 
     def __init__(self, function, decorate):
         functools.update_wrapper(self, function)
@@ -225,12 +227,8 @@ class _CompiledWhenUsed:
         return getattr(self._made(), name)
 
 
-def _compiled_when_used(decorate):
-    return lambda function: _CompiledWhenUsed(function, decorate)
-
-
-kernel_part = _compiled_when_used(cached_when_asked(forceinline=True, _nrt=False))
-kernel_call = _compiled_when_used(cached_when_asked(_nrt=False))
+kernel_part = functools.partial(_CompiledWhenUsed, decorate=njit(cache=True, forceinline=True, _nrt=False))
+kernel_call = functools.partial(_CompiledWhenUsed, decorate=njit(cache=True, _nrt=False))
 kernel_entry = cached_when_asked(_nrt=False)
 
 

@@ -86,7 +86,7 @@ def _construct_scalar(node: yaml.ScalarNode, path: str, line: int) -> Any:
 
 
 # libyaml's composer (when PyYAML has it) takes 0.5-1.3 ms for microcode/harts.yaml where PyYAML's own takes 7-9 ms,
-# which a cut-through run pays on every start. Its nodes are the same (tests/test_start.py), but its messages for
+# which every run pays for its microprogram. Its nodes are the same (tests/test_start.py), but its messages for
 # bad input are not, so a document it refuses is composed again by PyYAML for the message.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
