@@ -11,9 +11,9 @@ program plumbing, the hop log's writers) stay plain calls (``kernel_call``). Inl
 writers, which run only when a tool asks for hop records, slowed the run without them by about 2%.
 
 And how it is loaded, indexed and called: every module of harts that compiles code takes numba's ``njit`` from
-here, so that ``load_cached_code_as_is`` has changed numba's loading, ``index_without_wraparound`` its indexing
-and ``_type_arrays_without_numpy_ma`` its typing of arguments before any of harts' functions loads, compiles or
-runs. harts' kernel parts make their numba dispatchers (and so their disk caches) only when used
+here, so that ``load_cached_code_as_is`` has changed numba's loading, ``index_without_wraparound`` its indexing,
+``_type_arrays_without_numpy_ma`` its typing of arguments and ``_remember_function_addresses`` its passing of
+functions before any of harts' functions loads, compiles or runs. harts' kernel parts make their numba dispatchers (and so their disk caches) only when used
 (``_CompiledWhenUsed``), and its other functions their disk caches (``cached_when_asked``): a run that finds its
 kernel in the disk cache uses none of the parts, and only the caches of its kernel and of the functions passed to it.
 """
@@ -255,6 +255,34 @@ def _type_arrays_without_numpy_ma():
 
 
 _type_arrays_without_numpy_ma()
+
+
+def _remember_function_addresses():
+    """numba passes a dispatcher as a first-class function argument (a network's offsets function and the NP
+    procedure, to every call of a kernel and of Topology.route_offsets) by looking up two addresses of its compiled
+    code, by name, in its JIT engine, on every call: 56-64 µs of the 91 µs such a call took, measured. A dispatcher
+    that can no longer compile (harts compiles these for their one signature, then disables compiling, and never
+    recompiles them) keeps its code, so its addresses are looked up once and kept in it. Other objects, and
+    dispatchers that can still compile, are looked up numba's way. With a numba that lacks these functions, nothing
+    is changed."""
+    from numba.experimental import function_type
+    for name in ("_get_wrapper_address", "_get_jit_address"):
+        numbas_way = getattr(function_type, name, None)
+        if numbas_way is None:
+            continue
+
+        def remembered(function, signature, numbas_way=numbas_way, name=name):
+            if not isinstance(function, Dispatcher) or getattr(function, "_can_compile", True):
+                return numbas_way(function, signature)
+            known = function.__dict__.setdefault("_harts_function_addresses", {})
+            key = (name, signature)
+            if key not in known:
+                known[key] = numbas_way(function, signature)
+            return known[key]
+        setattr(function_type, name, remembered)
+
+
+_remember_function_addresses()
 
 
 @intrinsic

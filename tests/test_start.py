@@ -62,6 +62,46 @@ def test_a_network_loads_its_own_offsets_function_only():
     assert proc.stdout.split("\n")[:2] == ["6", "1 0 0 0"]
 
 
+def test_a_function_passed_to_compiled_code_has_its_addresses_looked_up_once(monkeypatch):
+    """harts.jit keeps the addresses numba looks up to pass a dispatcher that can no longer compile as a first-class
+    function (the offsets function to Topology.route_offsets here; it and the NP procedure to every kernel call), and
+    leaves a dispatcher that can still compile to numba."""
+    import numpy as np
+    from numba import njit
+    from numba.core.dispatcher import Dispatcher
+    from numba.experimental import function_type
+
+    from harts.network import build_topology
+    from harts.network.topology import OFFSETS_SIGNATURE, _offsets_many
+
+    topology = build_topology({"kind": "torus", "dims": [5, 5]})
+    src, dst = np.array([0, 3, 24]), np.array([24, 11, 0])
+    expected = topology.route_offsets(src, dst)
+    looked_up = []
+    numbas = Dispatcher.get_compile_result
+    monkeypatch.setattr(Dispatcher, "get_compile_result", lambda self, sig: looked_up.append(self) or numbas(self, sig))
+    for _ in range(3):
+        assert (topology.route_offsets(src, dst) == expected).all()
+    assert looked_up == []
+    known = topology.offsets_function._harts_function_addresses
+    assert sorted(name for name, _ in known) == ["_get_jit_address", "_get_wrapper_address"]
+    for (name, signature), address in known.items():
+        assert signature == OFFSETS_SIGNATURE
+        numbas_way = getattr(function_type, name).__defaults__[0]
+        assert address == numbas_way(topology.offsets_function, signature) > 0
+
+    can_compile = njit(topology.offsets_function.py_func)  # compiled at its first call; looked up numba's way
+    out = np.empty((len(src), topology.n_axes), np.int64)
+    _offsets_many(can_compile, src, dst, topology.shape, topology.offset_table, out)
+    looked_up.clear()
+    for _ in range(2):
+        out[:] = 0
+        _offsets_many(can_compile, src, dst, topology.shape, topology.offset_table, out)
+        assert (out == expected).all()
+    assert looked_up == [can_compile] * 4  # both addresses, at each call
+    assert "_harts_function_addresses" not in can_compile.__dict__
+
+
 TIMES = ("wall_seconds", "kernel_startup_seconds", "cycles_per_second", "node_cycles_per_second",
          "packet_hops_per_second")
 LOWERING = "numba.np.arrayobj"  # one of the modules numba's refresh of its compiler's registries imports
@@ -222,7 +262,7 @@ def test_libyaml_composes_every_shipped_yaml_file_as_pyyaml_does():
     assert len(files) >= 29
     for path in files:
         text = path.read_text()
-        fast, slow = (yamlsource._convert(yaml.compose(text, Loader=loader), str(path), {}, set())
+        fast, slow = (yamlsource._converted(yaml.compose(text, Loader=loader), str(path))
                       for loader in (yaml.CSafeLoader, yaml.SafeLoader))
         assert fast == slow, path.name
 
