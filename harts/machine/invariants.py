@@ -55,8 +55,7 @@ class RunChecks:
             longer = np.count_nonzero(own_hops[arrived] != shortest)
             self._problem(longer, f"{longer} unicast packets took a path that is not a shortest one")
         # ... at its destination
-        copies = np.nonzero(dl[R.DL_ROUTE] == R.ROUTE_DESTINATION)[0]
-        wrong = copies[dl[R.DL_NODE, copies] != dl[R.DL_DEST, copies]]
+        wrong = np.nonzero((dl[R.DL_ROUTE] == R.ROUTE_DESTINATION) & (dl[R.DL_NODE] != dl[R.DL_DEST]))[0]
         if len(wrong):
             i = wrong[0]
             self._problem(len(wrong), f"{len(wrong)} unicast packets delivered to the wrong node (packet "
