@@ -185,19 +185,6 @@ class CutThroughSimulation(Simulation):
             "processor": self._processor(),
         }
 
-    def traffic_table(self, traffic: Traffic, first_uid: int) -> np.ndarray:
-        table = S.table(R.TR_ROWS, len(traffic))
-        table[R.TR_CREATE] = traffic.create * self.config.bytes_per_cycle
-        table[R.TR_SOURCE] = traffic.source
-        table[R.TR_DEST] = traffic.destination
-        table[R.TR_LENGTH] = traffic.length
-        table[R.TR_KIND] = traffic.kind
-        table[R.TR_DIRECTION] = traffic.direction
-        table[R.TR_DISTANCE] = traffic.distance
-        table[R.TR_ARGUMENT] = traffic.argument
-        table[R.TR_UID] = np.arange(first_uid, first_uid + len(traffic))
-        return table
-
     def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
             slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None,
             keep: bool = True, hops: bool = False, snapshots: tuple[int, ...] = (), counters: bool = False) -> Result:
@@ -327,13 +314,6 @@ class CutThroughSimulation(Simulation):
             "corrupted_transmissions": int(stats[S.ST_CORRUPTED]),
             "forged_packets": int(stats[S.ST_FORGED]),
         }
-
-    def _next_chunk(self, chunks: Lookahead, uids: int) -> tuple[np.ndarray, int, bool]:
-        """The next traffic table, the uid after it, and whether more traffic follows."""
-        chunk = chunks.take()
-        if chunk is None:
-            return S.table(R.TR_ROWS, 0), uids, False
-        return self.traffic_table(chunk, uids), uids + len(chunk), chunks.more
 
     def _make_room(self, state: dict, recorder: Recorder, checks) -> None:
         """Drain the logs if they are nearly full, and double them up to LOG_ROWS (or further, if one event may write

@@ -286,19 +286,6 @@ class FlitSimulation(Simulation):
                                                                  dtype=np.int64),
                            np.zeros((MAX_SENDS, S_HEADER + words), dtype=np.int64), system)
 
-    def traffic_table(self, traffic: Traffic, first_uid: int) -> np.ndarray:
-        table = np.zeros((R.TR_ROWS, len(traffic)), np.int64)
-        table[R.TR_CREATE] = traffic.create
-        table[R.TR_SOURCE] = traffic.source
-        table[R.TR_DEST] = traffic.destination
-        table[R.TR_LENGTH] = traffic.length
-        table[R.TR_KIND] = traffic.kind
-        table[R.TR_DIRECTION] = traffic.direction
-        table[R.TR_DISTANCE] = traffic.distance
-        table[R.TR_ARGUMENT] = traffic.argument
-        table[R.TR_UID] = np.arange(first_uid, first_uid + len(traffic))
-        return table
-
     def run(self, traffic: Traffic | TrafficSource | None = None, check: bool = True, progress: bool = False,
             slice_cycles: int | None = None, faults: FaultSet | None = None, observer=None, keep: bool = True,
             hops: bool = False, snapshots: tuple[int, ...] = (), counters: bool = False) -> Result:
@@ -385,12 +372,6 @@ class FlitSimulation(Simulation):
     def _traffic_ends(self, params: np.ndarray, more: bool, last_create: int) -> None:
         params[S.PR_TRAFFIC_MORE] = more
         params[S.PR_LAST_CYCLE] = S.NEVER if more else last_create + self.config["run.drain_cycles"]
-
-    def _next_chunk(self, chunks: Lookahead, uids: int) -> tuple[np.ndarray, int, bool]:
-        chunk = chunks.take()
-        if chunk is None:
-            return np.zeros((R.TR_ROWS, 0), np.int64), uids, False
-        return self.traffic_table(chunk, uids), uids + len(chunk), chunks.more
 
     @staticmethod
     def _counts(stats: np.ndarray, recorder: Recorder) -> dict:

@@ -23,6 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..controller import isa
+from ..controller import records as R
 from ..controller.microcode import Microprogram, assemble
 from ..errors import InputError, SimulationError
 from ..faults.fault_set import faults_from_config
@@ -155,6 +156,24 @@ class Simulation:
             text = f"{runs_up_to}, and this traffic is created until cycle {source.horizon_cycles:,}"
             raise self.config.error("run.cycles", text) if from_config else SimulationError(text)
         return traffic, source
+
+    def _next_chunk(self, chunks: Lookahead, uids: int) -> tuple[np.ndarray, int, bool]:
+        """The next traffic table (records.TR_* rows, times in the kernel's ticks), the uid after it, and whether
+        more traffic follows."""
+        chunk = chunks.take()
+        if chunk is None:
+            return np.zeros((R.TR_ROWS, 0), np.int64), uids, False
+        table = np.zeros((R.TR_ROWS, len(chunk)), np.int64)
+        table[R.TR_CREATE] = chunk.create * self.ticks_per_cycle
+        table[R.TR_SOURCE] = chunk.source
+        table[R.TR_DEST] = chunk.destination
+        table[R.TR_LENGTH] = chunk.length
+        table[R.TR_KIND] = chunk.kind
+        table[R.TR_DIRECTION] = chunk.direction
+        table[R.TR_DISTANCE] = chunk.distance
+        table[R.TR_ARGUMENT] = chunk.argument
+        table[R.TR_UID] = np.arange(uids, uids + len(chunk))
+        return table, uids + len(chunk), chunks.more
 
     def refuse_if_too_big(self, needed: int, key: str, what: str) -> None:
         """Stop before allocating if the tables would not fit in memory."""
