@@ -13,9 +13,10 @@ writers, which run only when a tool asks for hop records, slowed the run without
 And how it is loaded, indexed and called: every module of harts that compiles code takes numba's ``njit`` from
 here, so that ``load_cached_code_as_is`` has changed numba's loading, ``index_without_wraparound`` its indexing,
 ``_type_arrays_without_numpy_ma`` its typing of arguments and ``_remember_function_addresses`` its passing of
-functions before any of harts' functions loads, compiles or runs. harts' kernel parts make their numba dispatchers (and so their disk caches) only when used
-(``_CompiledWhenUsed``), and its other functions their disk caches (``cached_when_asked``): a run that finds its
-kernel in the disk cache uses none of the parts, and only the caches of its kernel and of the functions passed to it.
+functions before any of harts' functions loads, compiles or runs. harts' kernel parts make their numba dispatchers
+(and so their disk caches) only when used (``_CompiledWhenUsed``), and its other functions their disk caches
+(``cached_when_asked``): a run that finds its kernel in the disk cache uses none of the parts, and only the caches of
+its kernel and of the functions passed to it.
 """
 
 import functools
