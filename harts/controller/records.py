@@ -182,8 +182,15 @@ Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", 
 
 
 def empty_logs(stats: np.ndarray, rows: int, header_words: int, hops: bool) -> Logs:
-    """Logs of `rows` rows (the hop log only if `hops`). Zeros, not a fill: the OS maps their pages as rows are
-    written."""
+    """Logs of at least `rows` rows (the hop log only if `hops`). Zeros, not a fill: the OS maps their pages as rows
+    are written.
+
+    A log is field-major, so a record's fields are a column's length apart. With a power-of-two length (the logs'
+    usual 32,768 rows) all 19-23 fields of a record fell in one set of the L1 cache, whose sets repeat every 4 KB and
+    hold 8 lines: each record written evicted the lines the one before had written to. The rows are rounded up to an
+    odd number of 64-byte lines, which puts the fields in different sets (bench/SPEED.md, the stop of 27 November,
+    14:31-17:31)."""
+    rows = (-(-rows // 8) | 1) * 8
     return Logs(stats, np.zeros((DL_ROWS, rows), np.int64), np.zeros((rows, max(header_words, 1)), np.int64),
                 np.zeros((PL_ROWS, rows), np.int64), np.zeros((HR_ROWS, rows if hops else 0), np.int64))
 
