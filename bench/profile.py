@@ -38,7 +38,9 @@ about 0.02%; the rest of the process's ("outside the kernel": Python, numpy, the
 which can make a small one negative. --counter mispredictions counts the branches, conditional and indirect
 together, that valgrind's simulated branch predictor gets wrong (its manual describes it as typical of processors
 of about 2004: far simpler than this machine's, whose own counts this virtual machine does not expose), to
-..._mispredictions.json. Skipped, saying so, without valgrind.
+..._mispredictions.json. --counter misses counts the data reads and writes that miss bench/cache_misses.py's
+simulated caches (a 32 KiB 8-way L1d and a 1 MiB 16-way last level) at the last level, where that tool gives their
+sum for the whole kernel, to ..._misses.json. Skipped, saying so, without valgrind.
 """
 
 import argparse
@@ -361,7 +363,9 @@ def profile(target: str, args, workdir: Path) -> dict:
 
 # what each --counter other than time counts: callgrind's options and the events summed at each address
 COUNTERS = {"instructions": ([], ("Ir",)),
-            "mispredictions": (["--branch-sim=yes"], ("Bcm", "Bim"))}
+            "mispredictions": (["--branch-sim=yes"], ("Bcm", "Bim")),
+            # bench/cache_misses.py's caches: this machine's L1d and a 1 MiB, 16-way last level
+            "misses": (["--cache-sim=yes", "--D1=32768,8,64", f"--LL={1 << 20},16,64"], ("DLmr", "DLmw"))}
 
 
 def callgrind_counts(path: Path, events: tuple[str, ...]) -> tuple[Counter, int]:
@@ -434,8 +438,8 @@ def main() -> int:
     parser.add_argument("--cycles", type=int, help="cycles of traffic (flit 20000, cut-through 50000)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--counter", choices=("time", *COUNTERS), default="time",
-                        help="sample time with perf (default), or count instructions or branch mispredictions "
-                             "with valgrind")
+                        help="sample time with perf (default), or count instructions, branch mispredictions or "
+                             "last-level data misses with valgrind")
     parser.add_argument("--frequency", type=int, default=4000, help="samples per second")
     parser.add_argument("--lines", type=int, default=30, help="hottest lines to show")
     parser.add_argument("--out", help="file name in bench/results/ (flits_profile.json, cut_through_profile.json)")

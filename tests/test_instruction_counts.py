@@ -1,4 +1,4 @@
-"""bench/profile.py --counter instructions and --counter mispredictions read callgrind's output: the counts of
+"""bench/profile.py --counter instructions, mispredictions and misses read callgrind's output: the counts of
 the chosen events at each address of code valgrind found in no object (numba's kernels), not a call's inclusive
 cost (the line after `calls=`, counted in the callee already), nothing from named objects; and charge addresses
 to source lines by the kernel's line table."""
@@ -95,6 +95,28 @@ def test_mispredictions_add_the_conditional_and_indirect_ones_and_a_line_may_lea
     # by hand: Bcm + Bim at each address; 0x5004's line stops after Ir; the call's inclusive 5 + 2 is skipped
     assert counts == {0x5000: 1, 0x5004: 0, 0x5008: 1, 0x500C: 0}
     assert whole == 9 + 2
+
+
+CACHE = """positions: instr line
+events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+summary: 700 300 100 1 40 20 1 6 3
+ob=???
+fl=???
+fn=0x0000000000007000
+0x7000 0 5 2 1 0 1 1 0 1 1
+0x7004 0 3 1 0 0 1 0 0 0
+0x7008 0 2 1 1 1 1 1 1 1
+"""
+
+
+def test_misses_add_the_last_level_read_and_write_misses_of_data(profile, tmp_path):
+    path = tmp_path / "callgrind.out"
+    path.write_text(CACHE)
+    counts, whole = profile.callgrind_counts(path, profile.COUNTERS["misses"][1])
+    # by hand: DLmr + DLmw at each address (0x7004's are 0, 0x7008's line leaves out its DLmw); the instruction
+    # misses (ILmr) and the L1d's (D1mr, D1mw) are not summed
+    assert counts == {0x7000: 2, 0x7004: 0, 0x7008: 1}
+    assert whole == 6 + 3
 
 
 def test_addresses_are_charged_to_the_line_whose_code_holds_them(profile):
