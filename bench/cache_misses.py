@@ -39,9 +39,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cut_through_limit import NETWORKS, warm_up  # noqa: E402
 from record import write_results  # noqa: E402
-from valgrind import generic_environment, missing  # noqa: E402
-
-DEFAULT_LAST_LEVEL = 1 << 20
+from valgrind import (  # noqa: E402
+    L1_BYTES,
+    L1_WAYS,
+    LAST_LEVEL_BYTES,
+    LAST_LEVEL_WAYS,
+    cache_options,
+    generic_environment,
+    missing,
+)
 
 
 def child(which: str, size: int, load: float, cycles: int, runs: int) -> None:
@@ -98,7 +104,7 @@ def _under_cachegrind(which: str, size: int, load: float, cycles: int, runs: int
                       last_level: int) -> tuple[dict, int]:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "cachegrind.out"
-        command = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--D1={l1},8,64", f"--LL={last_level},16,64",
+        command = ["valgrind", "--tool=cachegrind", *cache_options(l1, last_level),
                    f"--cachegrind-out-file={out}", sys.executable, __file__, "--child", which, str(size), str(load),
                    str(cycles), str(runs)]
         done = subprocess.run(command, capture_output=True, text=True, env=generic_environment())
@@ -129,8 +135,8 @@ def one_point(which: str, network: str, load: float, l1: int, last_level: int, p
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=float, nargs="+", default=[0.1], help="link loads (default 0.1)")
-    parser.add_argument("--l1", type=int, default=32768, help="L1d bytes (8-way, 64-byte lines)")
-    parser.add_argument("--last-level", type=int, default=DEFAULT_LAST_LEVEL,
+    parser.add_argument("--l1", type=int, default=L1_BYTES, help="L1d bytes (8-way, 64-byte lines)")
+    parser.add_argument("--last-level", type=int, default=LAST_LEVEL_BYTES,
                         help="the last level's bytes (16-way, 64-byte lines); default 1 MiB, twice one core's L2 here")
     parser.add_argument("--jobs", type=int, default=2, help="valgrind processes at once")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
@@ -139,7 +145,7 @@ def main() -> int:
         parser.error("--jobs: at least 1")
     if not all(0 < load < 1 for load in args.loads):
         parser.error("--loads: link loads between 0 and 1")
-    for option, size, ways in (("--l1", args.l1, 8), ("--last-level", args.last_level, 16)):
+    for option, size, ways in (("--l1", args.l1, L1_WAYS), ("--last-level", args.last_level, LAST_LEVEL_WAYS)):
         sets = size // (64 * ways)
         if size != sets * 64 * ways or sets < 1 or sets & (sets - 1):
             parser.error(f"{option}: bytes that make a power of two of {ways}-way sets of 64-byte lines, such as "
@@ -158,7 +164,7 @@ def main() -> int:
         futures = [outer.submit(one_point, which, network, load, args.l1, args.last_level, pool)
                    for load in args.loads for network in NETWORKS for which in ("engine", "limit")]
         points = []
-        name = "cache_misses" if args.last_level == DEFAULT_LAST_LEVEL else f"cache_misses_{args.last_level >> 20}mb"
+        name = "cache_misses" if args.last_level == LAST_LEVEL_BYTES else f"cache_misses_{args.last_level >> 20}mb"
         for future in futures:
             points.append(future.result())
             write_results(name, {"l1_bytes": args.l1, "last_level_bytes": args.last_level, "points": points})

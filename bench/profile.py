@@ -57,7 +57,7 @@ from collections import Counter
 from pathlib import Path
 
 from record import write_results
-from valgrind import generic_environment, missing
+from valgrind import cache_options, generic_environment, missing
 
 ROOT = Path(__file__).resolve().parent.parent
 # each kernel's workload options with their defaults, and the results file it writes unless --out says otherwise
@@ -364,8 +364,7 @@ def profile(target: str, args, workdir: Path) -> dict:
 # what each --counter other than time counts: callgrind's options and the events summed at each address
 COUNTERS = {"instructions": ([], ("Ir",)),
             "mispredictions": (["--branch-sim=yes"], ("Bcm", "Bim")),
-            # bench/cache_misses.py's caches: this machine's L1d and a 1 MiB, 16-way last level
-            "misses": (["--cache-sim=yes", "--D1=32768,8,64", f"--LL={1 << 20},16,64"], ("DLmr", "DLmw"))}
+            "misses": (cache_options(), ("DLmr", "DLmw"))}
 
 
 def callgrind_counts(path: Path, events: tuple[str, ...]) -> tuple[Counter, int]:

@@ -7,6 +7,16 @@ one that compiles first and those valgrind runs, compiles for a generic processo
 import os
 import shutil
 
+# the caches valgrind simulates: this machine's L1d (32 KiB, 8-way) and, by default, a 1 MiB 16-way last level (twice
+# one core's L2), all with 64-byte lines
+L1_BYTES, L1_WAYS = 32768, 8
+LAST_LEVEL_BYTES, LAST_LEVEL_WAYS = 1 << 20, 16
+
+
+def cache_options(l1: int = L1_BYTES, last_level: int = LAST_LEVEL_BYTES) -> list[str]:
+    """valgrind's options for simulating those caches (cachegrind's and callgrind's alike)."""
+    return ["--cache-sim=yes", f"--D1={l1},{L1_WAYS},64", f"--LL={last_level},{LAST_LEVEL_WAYS},64"]
+
 
 def generic_environment() -> dict:
     return {**os.environ, "NUMBA_CPU_NAME": "generic"}
