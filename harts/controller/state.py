@@ -19,47 +19,51 @@ import numpy as np
 NEVER = np.int64(2**62)  # a tick that never comes
 
 # ---- packet records: a pool, recycled once a record's last holder lets go --------------------------------
+# The fields every hop reads or writes come first and fill the first two of the record's cache lines (the table's
+# rows start on a line, line_table): on E-41, whose packets in flight outgrow the caches, a hop then misses on two
+# lines of its packet's record, not on the four or five its fields spread over before (bench/SPEED.md, the stop of
+# 27 November, 17:17-20:17).
 PK_UID = 0  # serial number: the traffic index for traffic packets, then in order of creation
-PK_ORIGIN = 1  # uid of the traffic record it descends from (a broadcast's initiation, or itself)
-PK_SENDER = 2  # node whose NP sent it
-PK_DEST = 3  # destination node (ROUTE_DESTINATION), else -1
-PK_LEN = 4  # length in bytes, header included
-PK_ROUTE = 5  # ROUTE_*: how the microprogram is meant to route it
-PK_DIR = 6  # direction it travels in (each transmitter sets it; before the first hop, the port it was sent to)
-PK_NOTIFY = 7  # NOTIFY_* bits
-PK_PARENT = 8  # serial of the delivery whose NP event sent it, -1 if none
-PK_CREATE = 9  # tick the NP was asked to send it
-PK_READY = 10  # tick from which the BMU may hand it to a bus interface
-PK_NEXT = 11  # link in whichever list holds it (free list, BMU ready queue, receiver pending list)
-PK_ARRIVE = 12  # tick its first byte reaches the receiver it is pending at
-PK_HOPS = 13  # links traversed so far (inherited from the copy an NP sent it from)
-PK_CUTS = 14  # nodes cut through so far (likewise)
-PK_STORES = 15  # store-and-forward restarts so far: BMU stores and NP re-sends (likewise)
-PK_BYTES_SENT = 16  # bytes put on links by this record
-PK_BYTES_RECEIVED = 17  # bytes taken in by receivers, or swallowed by a fault at the far end
-PK_IN_BMU = 18  # 1 from 'store' until a bus interface takes it from the ready queue
-PK_VALUE = 19  # the payload's value (what a receiving node decides on)
-PK_CORRUPT = 20  # 1: the payload was damaged on a link, its checksum fails
-PK_DROPPED = 21  # DROP_* reason if a fault or a full BMU swallowed it, else 0
-PK_CONTENTION = 22  # CONTENTION_* bits: what it waited for (inherited from the copy it was sent from)
-PK_HOLDERS = 23  # contexts and queues holding the record; at 0 it is complete and recycled
-PK_DELIVERIES = 24  # copies delivered to NPs
-PK_FORGED = 25  # 1: forged by a Byzantine node (never answered with more forgeries)
-PK_HOPS_INHERITED = 26  # the hops it started with (those of the copy an NP sent it from)
-PK_PREV = 27  # the record before it in the BMU ready queue
-PK_RELEASED = 28  # the latest tick a holder let go (releases run ahead of the clock may come out of order)
-PK_BUS_TICKS = 29  # ticks a receiver's slot of the time-sliced bus takes to carry it (ceil(length / slot))
-PK_WAITS_FOR = 30  # per-output BMU queues: the transmitter whose queue it waits in, or was let out of; -1 none
+PK_LEN = 1  # length in bytes, header included
+PK_ROUTE = 2  # ROUTE_*: how the microprogram is meant to route it
+PK_DIR = 3  # direction it travels in (each transmitter sets it; before the first hop, the port it was sent to)
+PK_NEXT = 4  # link in whichever list holds it (free list, BMU ready queue, receiver pending list)
+PK_ARRIVE = 5  # tick its first byte reaches the receiver it is pending at
+PK_HOLDERS = 6  # contexts and queues holding the record; at 0 it is complete and recycled
+PK_RELEASED = 7  # the latest tick a holder let go (releases run ahead of the clock may come out of order)
+PK_HOPS = 8  # links traversed so far (inherited from the copy an NP sent it from)
+PK_CUTS = 9  # nodes cut through so far (likewise)
+PK_STORES = 10  # store-and-forward restarts so far: BMU stores and NP re-sends (likewise)
+PK_BYTES_SENT = 11  # bytes put on links by this record
+PK_BYTES_RECEIVED = 12  # bytes taken in by receivers, or swallowed by a fault at the far end
+PK_DROPPED = 13  # DROP_* reason if a fault or a full BMU swallowed it, else 0
+PK_BUS_TICKS = 14  # ticks a receiver's slot of the time-sliced bus takes to carry it (ceil(length / slot))
+PK_REFUSED_AT = 15  # tick a forward of it was first refused at the node it is at; -1: not refused
+PK_ORIGIN = 16  # uid of the traffic record it descends from (a broadcast's initiation, or itself)
+PK_SENDER = 17  # node whose NP sent it
+PK_DEST = 18  # destination node (ROUTE_DESTINATION), else -1
+PK_NOTIFY = 19  # NOTIFY_* bits
+PK_PARENT = 20  # serial of the delivery whose NP event sent it, -1 if none
+PK_CREATE = 21  # tick the NP was asked to send it
+PK_READY = 22  # tick from which the BMU may hand it to a bus interface
+PK_IN_BMU = 23  # 1 from 'store' until a bus interface takes it from the ready queue
+PK_VALUE = 24  # the payload's value (what a receiving node decides on)
+PK_CORRUPT = 25  # 1: the payload was damaged on a link, its checksum fails
+PK_CONTENTION = 26  # CONTENTION_* bits: what it waited for (inherited from the copy it was sent from)
+PK_DELIVERIES = 27  # copies delivered to NPs
+PK_FORGED = 28  # 1: forged by a Byzantine node (never answered with more forgeries)
+PK_HOPS_INHERITED = 29  # the hops it started with (those of the copy an NP sent it from)
+PK_PREV = 30  # the record before it in the BMU ready queue
+PK_WAITS_FOR = 31  # per-output BMU queues: the transmitter whose queue it waits in, or was let out of; -1 none
 # where and when it first waited itself (packets.mark_contention); PK_CONTENDED_KIND 0: it never has
-PK_CONTENDED_AT = 31
-PK_CONTENDED_NODE = 32
-PK_CONTENDED_KIND = 33  # the CONTENTION_* mark of that wait
+PK_CONTENDED_AT = 32
+PK_CONTENDED_NODE = 33
+PK_CONTENDED_KIND = 34  # the CONTENTION_* mark of that wait
 # what the hop record of its visit to a node needs once the context that took it in has let go (written only
 # with PR_HOP_LOG): the BMU that holds it sends it later
-PK_VISIT_PORT = 34  # the receiver it came in on; -1: from this node's NP
-PK_VISIT_IN = 35  # tick its first byte reached that receiver; from the NP: the tick it was ready in the BMU
-PK_STORED_AT = 36  # tick of the receiver's 'store'
-PK_REFUSED_AT = 37  # tick a forward of it was first refused at the node it is at; -1: not refused
+PK_VISIT_PORT = 35  # the receiver it came in on; -1: from this node's NP
+PK_VISIT_IN = 36  # tick its first byte reached that receiver; from the NP: the tick it was ready in the BMU
+PK_STORED_AT = 37  # tick of the receiver's 'store'
 PK_ROWS = 38
 
 # ---- contexts: P link receivers then B BMU bus interfaces per node ----------------------------------------
@@ -253,6 +257,24 @@ def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
     return np.full((rows, columns), fill, dtype=np.int64)
 
 
+LINE_WORDS = 8  # int64 words in a 64-byte cache line
+
+
+def line_words(words: int) -> int:
+    """The int64 words a row of `words` (at least one) takes in a line_table: whole cache lines."""
+    return -(-max(words, 1) // LINE_WORDS) * LINE_WORDS
+
+
+def line_table(rows: int, columns: int) -> np.ndarray:
+    """A zeroed int64 table whose every row starts on a 64-byte cache line: its columns rounded up to whole lines,
+    its first row placed on a line boundary of a slightly larger buffer. A row of up to 8 words is then one line,
+    where rows of 5 (E-n's header registers) would straddle two in every other row."""
+    columns = line_words(columns)
+    buffer = np.zeros(rows * columns + LINE_WORDS, np.int64)
+    first = (-buffer.ctypes.data % 64) // 8
+    return buffer[first:first + rows * columns].reshape(rows, columns)
+
+
 def id_node_divider(contexts_per_node: int) -> tuple[int, int]:
     """(m, s) such that (e * m) >> s is the node of event id e (e // d, d = contexts_per_node + 1 ids per node, as
     empty_clock numbers them) for every id 0 <= e < MAX_EVENT_IDS = 2^31, with e * m < 2^63: m = ceil(2^s / d) for
@@ -277,10 +299,10 @@ def empty_clock(nodes: int, contexts_per_node: int) -> Clock:
 
 def packet_pool(capacity: int, header_words: int) -> Packets:
     """A pool of free records, chained through PK_NEXT (the kernel takes them from the head)."""
-    pool = table(capacity, PK_ROWS)
+    pool = line_table(capacity, PK_ROWS)
     pool[:, PK_NEXT] = np.arange(1, capacity + 1)
     pool[-1, PK_NEXT] = -1
-    return Packets(pool, table(capacity, max(header_words, 1)))
+    return Packets(pool, line_table(capacity, header_words))
 
 
 def grow_packets(packets: Packets, stats: np.ndarray) -> Packets:
