@@ -19,10 +19,10 @@ import numpy as np
 NEVER = np.int64(2**62)  # a tick that never comes
 
 # ---- packet records: a pool, recycled once a record's last holder lets go --------------------------------
-# The fields every hop reads or writes come first and fill the first two of the record's cache lines (the table's
-# rows start on a line, line_table): on E-41, whose packets in flight outgrow the caches, a hop then misses on two
-# lines of its packet's record, not on the four or five its fields spread over before (bench/SPEED.md, the stop of
-# 27 November, 17:17-20:17).
+# The 16 fields a cut-through hop may read or write come first and fill the record's first two cache lines (the
+# table's rows start on a line, line_table): on E-41, whose packets in flight outgrow a 1 MiB cache, a hop then
+# misses on two lines of its packet's record, not on the four or five its fields spread over before (bench/SPEED.md,
+# the stop of 27 November, 17:17-20:17).
 PK_UID = 0  # serial number: the traffic index for traffic packets, then in order of creation
 PK_LEN = 1  # length in bytes, header included
 PK_ROUTE = 2  # ROUTE_*: how the microprogram is meant to route it
