@@ -476,7 +476,7 @@ def _arrive(r, p, arrive, now, off0, off1, off2, length, deliver, p_next, p_arri
             p_next[rx_tail[r]] = p
         rx_tail[r] = p
         return ERR_NONE
-    free, error = _start(r, p, max(arrive, rx_resume[r]), arrive, length, off0, off1, off2, deliver, rx_pkt,
+    _, error = _start(r, p, max(arrive, rx_resume[r]), arrive, length, off0, off1, off2, deliver, rx_pkt,
                          rx_arrive, rx_storing, rx_resume, now, ev_time, ev_next, ev_prev, bucket, bits)
     return error
 
