@@ -6,10 +6,11 @@ counted by valgrind's cachegrind on a model of this machine's caches. Writes ben
 
 Why a simulator: this virtual machine exposes no hardware cache counters (`perf stat` reports them as not
 supported), and issue 21 asks for the size gap to be explained with measured misses. Cachegrind counts every
-instruction, load and store of the process against a two-level cache: D1 (this machine's 32 KiB, 8-way L1d by
-default) and a last level (16-way), by default 1 MiB (twice one core's L2 here: 512 KiB per core), so that a
-last-level miss is a read or write this machine would serve from its shared L3 or from memory. With `--last-level
-8388608` it models the part of the 32 MiB L3 that the machine's other tenants leave in its slow phases
+instruction, load and store of the process against a two-level cache: D1 (by default the 32 KiB, 8-way L1d of the
+AMD EPYC these counts were first made on) and a last level (16-way), by default 1 MiB (twice one of its cores' L2:
+512 KiB per core), so that a last-level miss is a read or write that machine would serve from its shared L3 or from
+memory. The defaults stay the EPYC's so that counts compare across hosts. With `--last-level 8388608` it models the
+part of the EPYC's 32 MiB L3 that its other tenants left in their slow phases
 (bench/SPEED.md, Why the large networks are slower per hop: the step in read time lay between 4 and 8 MB then).
 Cachegrind's caches are exact LRU caches without prefetchers, so the counts say how much a run's data outgrows each
 level, not how long the misses take.
@@ -137,7 +138,7 @@ def main() -> int:
     parser.add_argument("--loads", type=float, nargs="+", default=[0.1], help="link loads (default 0.1)")
     parser.add_argument("--l1", type=int, default=L1_BYTES, help="L1d bytes (8-way, 64-byte lines)")
     parser.add_argument("--last-level", type=int, default=LAST_LEVEL_BYTES,
-                        help="the last level's bytes (16-way, 64-byte lines); default 1 MiB, twice one core's L2 here")
+                        help="the last level's bytes (16-way, 64-byte lines); default 1 MiB, twice one EPYC core's L2")
     parser.add_argument("--jobs", type=int, default=2, help="valgrind processes at once")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -477,7 +477,7 @@ def _arrive(r, p, arrive, now, off0, off1, off2, length, deliver, p_next, p_arri
         rx_tail[r] = p
         return ERR_NONE
     _, error = _start(r, p, max(arrive, rx_resume[r]), arrive, length, off0, off1, off2, deliver, rx_pkt,
-                         rx_arrive, rx_storing, rx_resume, now, ev_time, ev_next, ev_prev, bucket, bits)
+                      rx_arrive, rx_storing, rx_resume, now, ev_time, ev_next, ev_prev, bucket, bits)
     return error
 
 
