@@ -11,13 +11,15 @@ import numpy as np
 
 from ..controller import records as R
 from ..errors import SimulationError
+from . import log_sums
 
 
 class RunChecks:
     def __init__(self, simulation, retried_probes: bool = False):
         self.topology = simulation.topology
         self.config = simulation.config
-        # a circuit's probes may cross links several times before the last attempt's path
+        # a circuit's probes may cross links several times before the last attempt's path: their bytes are not
+        # length x hops
         self.retried_probes = retried_probes
         self.problems: list[str] = []
         self.bytes_sent = 0
@@ -28,38 +30,33 @@ class RunChecks:
 
     def take(self, deliveries: np.ndarray, packets: np.ndarray) -> None:
         pl, dl = packets, deliveries
-        self.bytes_sent += int(pl[R.PL_BYTES_SENT].sum())
+        found = np.empty(log_sums.PACKET_CHECKS, np.int64)
+        log_sums.packet_checks(self.topology, pl, dl, not self.retried_probes, found)
+        self.bytes_sent += int(found[log_sums.CHECK_BYTES_SENT])
         # every byte put on a link is taken in at the far end (or swallowed by the fault there), and only once
-        bad = np.nonzero(pl[R.PL_BYTES_SENT] != pl[R.PL_BYTES_RECEIVED])[0]
-        if len(bad):
-            i = bad[0]
-            self._problem(len(bad), f"{len(bad)} packets lost or duplicated bytes on links (packet {pl[R.PL_UID, i]}: "
-                                    f"sent {pl[R.PL_BYTES_SENT, i]}, received {pl[R.PL_BYTES_RECEIVED, i]})")
-        own_hops = pl[R.PL_HOPS] - pl[R.PL_HOPS_INHERITED]
-        if not self.retried_probes:
-            bad = np.nonzero(pl[R.PL_BYTES_SENT] != own_hops * pl[R.PL_LEN])[0]
-            self._problem(len(bad), f"{len(bad)} packets sent other than length x hops bytes (flits)")
+        if found[log_sums.CHECK_LOST_BYTES]:
+            i = found[log_sums.CHECK_LOST_BYTES_FIRST]
+            self._problem(found[log_sums.CHECK_LOST_BYTES],
+                          f"{found[log_sums.CHECK_LOST_BYTES]} packets lost or duplicated bytes on links (packet "
+                          f"{pl[R.PL_UID, i]}: sent {pl[R.PL_BYTES_SENT, i]}, received {pl[R.PL_BYTES_RECEIVED, i]})")
+        self._problem(found[log_sums.CHECK_BYTES_NOT_HOPS],
+                      f"{found[log_sums.CHECK_BYTES_NOT_HOPS]} packets sent other than length x hops bytes (flits)")
         # a unicast is delivered exactly once unless a named fault dropped it, and then never
-        routed = pl[R.PL_ROUTE] == R.ROUTE_DESTINATION
-        dropped = pl[R.PL_DROPPED] != 0
-        bad = np.nonzero(routed & (pl[R.PL_DELIVERIES] != np.where(dropped, 0, 1)))[0]
-        if len(bad):
-            i = bad[0]
-            self._problem(len(bad), f"{len(bad)} unicast packets neither delivered exactly once nor dropped by a "
-                                    f"fault (packet {pl[R.PL_UID, i]}: delivered {pl[R.PL_DELIVERIES, i]} times, "
-                                    f"dropped: {bool(pl[R.PL_DROPPED, i])})")
+        if found[log_sums.CHECK_NOT_ONCE]:
+            i = found[log_sums.CHECK_NOT_ONCE_FIRST]
+            self._problem(found[log_sums.CHECK_NOT_ONCE],
+                          f"{found[log_sums.CHECK_NOT_ONCE]} unicast packets neither delivered exactly once nor "
+                          f"dropped by a fault (packet {pl[R.PL_UID, i]}: delivered {pl[R.PL_DELIVERIES, i]} times, "
+                          f"dropped: {bool(pl[R.PL_DROPPED, i])})")
         # ... over a shortest path: the route offsets only ever shrink
-        arrived = np.nonzero(routed & ~dropped)[0]
-        if len(arrived):
-            shortest = self.topology.distance(pl[R.PL_SENDER, arrived], pl[R.PL_DEST, arrived])
-            longer = np.count_nonzero(own_hops[arrived] != shortest)
-            self._problem(longer, f"{longer} unicast packets took a path that is not a shortest one")
+        longer = found[log_sums.CHECK_NOT_SHORTEST]
+        self._problem(longer, f"{longer} unicast packets took a path that is not a shortest one")
         # ... at its destination
-        wrong = np.nonzero((dl[R.DL_ROUTE] == R.ROUTE_DESTINATION) & (dl[R.DL_NODE] != dl[R.DL_DEST]))[0]
-        if len(wrong):
-            i = wrong[0]
-            self._problem(len(wrong), f"{len(wrong)} unicast packets delivered to the wrong node (packet "
-                                      f"{dl[R.DL_UID, i]} to {dl[R.DL_NODE, i]}, destination {dl[R.DL_DEST, i]})")
+        if found[log_sums.CHECK_WRONG_NODE]:
+            i = found[log_sums.CHECK_WRONG_NODE_FIRST]
+            self._problem(found[log_sums.CHECK_WRONG_NODE],
+                          f"{found[log_sums.CHECK_WRONG_NODE]} unicast packets delivered to the wrong node (packet "
+                          f"{dl[R.DL_UID, i]} to {dl[R.DL_NODE, i]}, destination {dl[R.DL_DEST, i]})")
 
     def finish(self, result, kernel_problems: list[str]) -> None:
         """The end of the run: the kernel's own end checks (its machine module's), then the NP program's."""

@@ -9,7 +9,6 @@ have uids from NP_UID_BASE on.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -19,6 +18,7 @@ from ..controller import records as R
 from ..controller import state as S
 from ..errors import SimulationError
 from ..network import Topology
+from . import log_sums
 from .config import Config
 from .hops import HopRecords
 from .traffic import links_per_node, uniform_node_load
@@ -26,6 +26,8 @@ from .traffic import links_per_node, uniform_node_load
 NP_UID_BASE = R.NP_UID_BASE
 CONTENTION_MARKS = (("stored", R.CONTENTION_STORED), ("retried", R.CONTENTION_RETRIED),
                     ("queued", R.CONTENTION_QUEUED), ("blocked", R.CONTENTION_BLOCKED))
+CONTENTION_SUMS = (("stored", log_sums.SUM_STORED), ("retried", log_sums.SUM_RETRIED), ("queued", log_sums.SUM_QUEUED),
+                   ("blocked", log_sums.SUM_BLOCKED))  # Tally.contention's names, where packet_sums sums each
 
 
 @dataclass
@@ -38,7 +40,7 @@ class Tally:
     unicast_dropped: int = 0
     measured: int = 0  # unicast deliveries of packets created after the warm-up
     latency_sum: int = 0  # ticks
-    latencies: Counter = field(default_factory=Counter)  # ticks -> measured deliveries that took that long
+    latencies: LatencyCounts = field(default_factory=lambda: LatencyCounts())  # of the measured deliveries
     deliveries: int = 0
     records: int = 0  # packet records completed
     link_hops: int = 0  # links crossed by all packet records (each its own hops): the packet-hops
@@ -51,38 +53,74 @@ class Tally:
         """The smallest latency (ticks) at or below which a share q of the measured deliveries fall."""
         if not self.measured:
             return None
-        values = sorted(self.latencies)
-        counts = np.cumsum([self.latencies[v] for v in values])
-        return values[int(np.searchsorted(counts, q * self.measured))]
+        values, counts = self.latencies.merged()
+        return int(values[np.searchsorted(np.cumsum(counts), q * self.measured)])
+
+
+class LatencyCounts:
+    """How many deliveries took each latency (ticks), added a drain at a time. Each drain's counts are kept as
+    arrays and merged when asked (or when many have been kept), where a Counter's update looped in Python over
+    every distinct latency of every drain (bench/SPEED.md)."""
+
+    KEPT = 16  # drains' counts kept before they are merged
+
+    def __init__(self):
+        self._values: list[np.ndarray] = []
+        self._counts: list[np.ndarray] = []
+
+    def add(self, latency: np.ndarray) -> None:
+        values, counts = latency_counts(latency)
+        self._values.append(values)
+        self._counts.append(counts)
+        if len(self._values) > self.KEPT:
+            self.merged()
+
+    def merged(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every latency seen, increasing, and how many deliveries took it."""
+        values = np.concatenate([np.zeros(0, np.int64), *self._values])
+        counts = np.concatenate([np.zeros(0, np.int64), *self._counts])
+        values, where = np.unique(values, return_inverse=True)
+        merged = np.zeros(values.size, np.int64)
+        np.add.at(merged, where, counts)
+        self._values, self._counts = [values], [merged]
+        return values, merged
+
+    def max(self) -> int:
+        values, _ = self.merged()
+        return int(values[-1])
 
 
 def earliest_wait(packets: np.ndarray) -> tuple[int, int, int, int] | None:
     """(tick, uid, node, CONTENTION_* mark) of the earliest wait of a packet itself among these packet-log
     columns (ties: the lower uid); None if none of them waited."""
-    waited = np.flatnonzero(packets[R.PL_CONTENDED_KIND] != 0)
-    if len(waited) == 0:
+    return _first_wait(_packet_sums(packets))
+
+
+def _packet_sums(packets: np.ndarray) -> np.ndarray:
+    sums = np.empty(log_sums.PACKET_SUMS, np.int64)
+    log_sums.packet_sums(packets, sums)
+    return sums
+
+
+def _first_wait(sums: np.ndarray) -> tuple[int, int, int, int] | None:
+    if sums[log_sums.WAIT_KIND] == 0:
         return None
-    at = packets[R.PL_CONTENDED_AT, waited]
-    earliest = waited[at == at.min()]
-    first = earliest[np.argmin(packets[R.PL_UID, earliest])]  # uids are unique: no further tie
-    return tuple(int(packets[row, first]) for row in (R.PL_CONTENDED_AT, R.PL_UID, R.PL_CONTENDED_NODE,
-                                                       R.PL_CONTENDED_KIND))
+    rows = (log_sums.WAIT_AT, log_sums.WAIT_UID, log_sums.WAIT_NODE, log_sums.WAIT_KIND)
+    return tuple(int(sums[row]) for row in rows)
 
 
-def latency_counts(latency: np.ndarray) -> dict[int, int]:
-    """{latency: how many} of an int64 array. A count per tick of the array's range when that range is not much
-    larger than the array (linear time, where sorting is n log n), else by sorting."""
+def latency_counts(latency: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of an int64 array, increasing, and how many times each occurs. A count per tick of the
+    array's range when that range is not much larger than the array (linear time, where sorting is n log n), else
+    by sorting."""
     if latency.size == 0:
-        return {}
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     low = int(latency.min())
     if int(latency.max()) - low > 4 * latency.size + 1024:
-        values, counts = np.unique(latency, return_counts=True)
-    else:
-        counts = np.bincount(latency - low)
-        values = np.flatnonzero(counts)
-        counts = counts[values]
-        values += low
-    return dict(zip(values.tolist(), counts.tolist()))
+        return np.unique(latency, return_counts=True)
+    counts = np.bincount(latency - low)
+    values = np.flatnonzero(counts)
+    return values + low, counts[values]
 
 
 def describe_wait(wait: tuple[int, int, int, int] | None, ticks_per_cycle: int, start: int = 0) -> dict | None:
@@ -132,26 +170,23 @@ class Recorder:
     def take(self, deliveries: np.ndarray, header: np.ndarray, packets: np.ndarray, hops: np.ndarray) -> None:
         t = self.tally
         t.deliveries += deliveries.shape[1]
-        traffic_unicast = (deliveries[R.DL_UID] < NP_UID_BASE) & (deliveries[R.DL_ROUTE] == R.ROUTE_DESTINATION)
-        measured = traffic_unicast & (deliveries[R.DL_CREATE] >= self.warmup_ticks)
-        # a row, then its masked columns: numpy takes log[row, mask] of a 2-D log 5-10 times as long
-        latency = deliveries[R.DL_TICK][measured] - deliveries[R.DL_CREATE][measured]
-        t.measured += int(measured.sum())
+        latency = np.empty(deliveries.shape[1], np.int64)
+        latency = latency[: log_sums.delivery_latencies(deliveries, self.warmup_ticks, latency)]
+        t.measured += latency.size
         t.latency_sum += int(latency.sum())
-        t.latencies.update(latency_counts(latency))
-        unicast = (packets[R.PL_UID] < NP_UID_BASE) & (packets[R.PL_ROUTE] == R.ROUTE_DESTINATION)
-        t.unicast_packets += int(unicast.sum())
-        t.unicast_hops += int(packets[R.PL_HOPS][unicast].sum())
-        t.unicast_stores += int(packets[R.PL_STORES][unicast].sum())
-        t.unicast_dropped += int(np.count_nonzero(packets[R.PL_DROPPED][unicast]))
+        t.latencies.add(latency)
+        sums = _packet_sums(packets)
+        t.unicast_packets += int(sums[log_sums.SUM_UNICAST_PACKETS])
+        t.unicast_hops += int(sums[log_sums.SUM_UNICAST_HOPS])
+        t.unicast_stores += int(sums[log_sums.SUM_UNICAST_STORES])
+        t.unicast_dropped += int(sums[log_sums.SUM_UNICAST_DROPPED])
         t.records += packets.shape[1]
-        t.link_hops += int((packets[R.PL_HOPS] - packets[R.PL_HOPS_INHERITED]).sum())
-        t.copy_length += int((packets[R.PL_LEN] * packets[R.PL_DELIVERIES]).sum())
-        contention = packets[R.PL_CONTENTION]
-        t.contended_records += int(np.count_nonzero(contention))
-        for name, bit in CONTENTION_MARKS:
-            t.contention[name] += int(np.count_nonzero(contention & bit))
-        wait = earliest_wait(packets)
+        t.link_hops += int(sums[log_sums.SUM_LINK_HOPS])
+        t.copy_length += int(sums[log_sums.SUM_COPY_LENGTH])
+        t.contended_records += int(sums[log_sums.SUM_CONTENDED])
+        for name, row in CONTENTION_SUMS:
+            t.contention[name] += int(sums[row])
+        wait = _first_wait(sums)
         if wait is not None:
             t.first_wait = min(t.first_wait or wait, wait)
         if self.keep:
@@ -452,7 +487,7 @@ class Result:
             **self._offered_loads(),
             "latency_mean_cycles": t.latency_sum / measured / per_cycle if measured else None,
             "latency_p99_cycles": t.latency_quantile(0.99) / per_cycle if measured else None,
-            "latency_max_cycles": max(t.latencies) / per_cycle if measured else None,
+            "latency_max_cycles": t.latencies.max() / per_cycle if measured else None,
             "mean_hops": t.unicast_hops / t.unicast_packets if t.unicast_packets else None,
             **self.network.summary(t),
             **self.counts,

@@ -1,0 +1,138 @@
+"""What a drain takes from the kernel's logs, each log read in one compiled pass: the sums the summary keeps
+(results.Recorder) and the per-packet invariants (invariants.RunChecks). numpy made a pass over the columns, and a
+temporary array, for each quantity: about 80 ns a packet, 5-8% of a cut-through run's time on E-9
+(bench/SPEED.md). Both kernels' logs have the same rows (controller/records.py). The functions write into arrays
+their caller allocates, so they need no allocator of their own, as the kernels do not."""
+
+import numpy as np
+from numba import types
+
+from ..controller import records as R
+from ..jit import cached_when_asked
+from ..network.topology import OFFSETS_SIGNATURE, compiled
+
+# packet_sums' out: what the summary sums over the packet log, then the earliest wait of a packet itself
+(SUM_UNICAST_PACKETS, SUM_UNICAST_HOPS, SUM_UNICAST_STORES, SUM_UNICAST_DROPPED, SUM_LINK_HOPS, SUM_COPY_LENGTH,
+ SUM_CONTENDED, SUM_STORED, SUM_RETRIED, SUM_QUEUED, SUM_BLOCKED, WAIT_AT, WAIT_UID, WAIT_NODE, WAIT_KIND,
+ PACKET_SUMS) = range(16)
+# packet_checks' out: counts of packets breaking each invariant, and the first of them (-1: none)
+(CHECK_BYTES_SENT, CHECK_LOST_BYTES, CHECK_LOST_BYTES_FIRST, CHECK_BYTES_NOT_HOPS, CHECK_NOT_ONCE, CHECK_NOT_ONCE_FIRST,
+ CHECK_NOT_SHORTEST, CHECK_WRONG_NODE, CHECK_WRONG_NODE_FIRST, PACKET_CHECKS) = range(10)
+
+
+@cached_when_asked(_nrt=False)
+def delivery_latencies(deliveries, warmup_ticks, out):
+    """The latencies (ticks) of the traffic's unicast deliveries created from `warmup_ticks` on, into `out` (as
+    long as the log) in log order; returns how many."""
+    n = 0
+    for i in range(deliveries.shape[1]):
+        if deliveries[R.DL_UID, i] < R.NP_UID_BASE and deliveries[R.DL_ROUTE, i] == R.ROUTE_DESTINATION \
+                and deliveries[R.DL_CREATE, i] >= warmup_ticks:
+            out[n] = deliveries[R.DL_TICK, i] - deliveries[R.DL_CREATE, i]
+            n += 1
+    return n
+
+
+@cached_when_asked(_nrt=False)
+def packet_sums(packets, out):
+    """The packet log's sums (SUM_*) and its earliest wait of a packet itself (WAIT_*: tick, uid, node and
+    CONTENTION_* mark; ties: the lower uid; WAIT_KIND 0 if none waited), into `out` (PACKET_SUMS long). The sums
+    are kept in locals, which LLVM keeps in registers, where a store to `out` could be to `packets`."""
+    unicast = unicast_hops = unicast_stores = unicast_dropped = link_hops = copy_length = 0
+    contended = stored = retried = queued = blocked = 0
+    wait_at = wait_uid = wait_node = wait_kind = 0
+    for i in range(packets.shape[1]):
+        uid = packets[R.PL_UID, i]
+        hops = packets[R.PL_HOPS, i]
+        if uid < R.NP_UID_BASE and packets[R.PL_ROUTE, i] == R.ROUTE_DESTINATION:
+            unicast += 1
+            unicast_hops += hops
+            unicast_stores += packets[R.PL_STORES, i]
+            unicast_dropped += packets[R.PL_DROPPED, i] != 0
+        link_hops += hops - packets[R.PL_HOPS_INHERITED, i]
+        copy_length += packets[R.PL_LEN, i] * packets[R.PL_DELIVERIES, i]
+        contention = packets[R.PL_CONTENTION, i]
+        if contention != 0:
+            contended += 1
+            stored += (contention & R.CONTENTION_STORED) != 0
+            retried += (contention & R.CONTENTION_RETRIED) != 0
+            queued += (contention & R.CONTENTION_QUEUED) != 0
+            blocked += (contention & R.CONTENTION_BLOCKED) != 0
+        kind = packets[R.PL_CONTENDED_KIND, i]
+        if kind != 0:
+            at = packets[R.PL_CONTENDED_AT, i]
+            if wait_kind == 0 or at < wait_at or (at == wait_at and uid < wait_uid):
+                wait_at, wait_uid, wait_node, wait_kind = at, uid, packets[R.PL_CONTENDED_NODE, i], kind
+    out[SUM_UNICAST_PACKETS] = unicast
+    out[SUM_UNICAST_HOPS] = unicast_hops
+    out[SUM_UNICAST_STORES] = unicast_stores
+    out[SUM_UNICAST_DROPPED] = unicast_dropped
+    out[SUM_LINK_HOPS] = link_hops
+    out[SUM_COPY_LENGTH] = copy_length
+    out[SUM_CONTENDED] = contended
+    out[SUM_STORED] = stored
+    out[SUM_RETRIED] = retried
+    out[SUM_QUEUED] = queued
+    out[SUM_BLOCKED] = blocked
+    out[WAIT_AT] = wait_at
+    out[WAIT_UID] = wait_uid
+    out[WAIT_NODE] = wait_node
+    out[WAIT_KIND] = wait_kind
+
+
+def packet_checks(topology, packets, deliveries, hops_are_bytes, out):
+    """The per-packet invariants over a drained log (CHECK_*) into `out` (PACKET_CHECKS long): bytes sent and
+    received, a packet's bytes against its length times its own hops (when `hops_are_bytes`), a unicast delivered
+    exactly once unless a fault dropped it, over a shortest route of `topology`, and at its destination."""
+    scratch = np.empty(topology.n_axes, np.int64)
+    compiled(_packet_checks, _PACKET_CHECKS_SIGNATURE)(topology.offsets_function, topology.shape,
+                                                        topology.offset_table, scratch, packets, deliveries,
+                                                        hops_are_bytes, out)
+
+
+_LOG = types.int64[:, :]
+_PACKET_CHECKS_SIGNATURE = types.void(types.FunctionType(OFFSETS_SIGNATURE), types.int64[::1], types.int64[:, ::1],
+                                      types.int64[::1], _LOG, _LOG, types.boolean, types.int64[::1])
+
+
+@cached_when_asked(_nrt=False)
+def _packet_checks(offsets, shape, table, scratch, packets, deliveries, hops_are_bytes, out):
+    # counts in locals, as in packet_sums
+    bytes_sent = lost = bytes_not_hops = not_once = not_shortest = wrong_node = 0
+    lost_first = not_once_first = wrong_node_first = -1
+    for i in range(packets.shape[1]):
+        sent = packets[R.PL_BYTES_SENT, i]
+        bytes_sent += sent
+        if sent != packets[R.PL_BYTES_RECEIVED, i]:
+            lost += 1
+            if lost_first < 0:
+                lost_first = i
+        own_hops = packets[R.PL_HOPS, i] - packets[R.PL_HOPS_INHERITED, i]
+        if hops_are_bytes and sent != own_hops * packets[R.PL_LEN, i]:
+            bytes_not_hops += 1
+        if packets[R.PL_ROUTE, i] == R.ROUTE_DESTINATION:
+            dropped = packets[R.PL_DROPPED, i] != 0
+            if packets[R.PL_DELIVERIES, i] != (0 if dropped else 1):
+                not_once += 1
+                if not_once_first < 0:
+                    not_once_first = i
+            if not dropped:
+                offsets(packets[R.PL_SENDER, i], packets[R.PL_DEST, i], shape, table, scratch)
+                shortest = 0
+                for a in range(scratch.shape[0]):
+                    shortest += abs(scratch[a])
+                not_shortest += own_hops != shortest
+    for i in range(deliveries.shape[1]):
+        if deliveries[R.DL_ROUTE, i] == R.ROUTE_DESTINATION and deliveries[R.DL_NODE, i] != deliveries[R.DL_DEST, i]:
+            wrong_node += 1
+            if wrong_node_first < 0:
+                wrong_node_first = i
+    out[CHECK_BYTES_SENT] = bytes_sent
+    out[CHECK_LOST_BYTES] = lost
+    out[CHECK_LOST_BYTES_FIRST] = lost_first
+    out[CHECK_BYTES_NOT_HOPS] = bytes_not_hops
+    out[CHECK_NOT_ONCE] = not_once
+    out[CHECK_NOT_ONCE_FIRST] = not_once_first
+    out[CHECK_NOT_SHORTEST] = not_shortest
+    out[CHECK_WRONG_NODE] = wrong_node
+    out[CHECK_WRONG_NODE_FIRST] = wrong_node_first
