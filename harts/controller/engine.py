@@ -59,6 +59,18 @@ def _room_for(logs, params, records, rows):
 
 
 @kernel_part
+def _sure_events(logs, params, room):
+    """How many context events can run before the pools or logs could be short: each takes at most `room` records,
+    NP events and rows of each log (the frees they make only add room)."""
+    stats = logs.stats
+    fit = min(stats[ST_FREE_COUNT], stats[ST_EVENT_FREE_COUNT], logs.deliveries.shape[1] - stats[ST_DELIVERIES],
+              logs.packets.shape[1] - stats[ST_LOGGED])
+    if params[PR_HOP_LOG] != 0:
+        fit = min(fit, logs.hops.shape[1] - stats[ST_HOP_ROWS])
+    return fit // room
+
+
+@kernel_part
 def owner_of(params, e):
     """The context of event id e (clock.py's numbering), or -1 - v for the NP of node v."""
     v = (e * params[PR_ID_NODE_MULTIPLIER]) >> params[PR_ID_NODE_SHIFT]
@@ -95,6 +107,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
     stats = logs.stats
     room = params[PR_ROOM]
     n_traffic = traffic.shape[1]
+    sure = 0  # context events that can run without checking for room (_sure_events)
     stats[ST_PAUSED] = PAUSE_NONE
     if stats[ST_STARTED] == 0:
         begin_tick(clock, stats, stats[ST_TIME])
@@ -107,6 +120,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
                 stats[ST_PAUSED] = PAUSE_ROOM
                 return
             np_inject(offsets, procedure, machine, controller, packets, logs, clock, processor, traffic, i, c)
+            sure = 0
             i += 1
             stats[ST_NEXT_TRAFFIC] = i
             if stats[ST_ERROR] != 0:
@@ -116,12 +130,20 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
             if e < 0:
                 break
             owner = owner_of(params, e)
-            # an NP may run a procedure for every event in its inbox now: make sure they all fit
-            need = room * max(1, np_inbox_length(controller.node, processor.events, -1 - owner)) if owner < 0 \
-                else room
-            if not _room_for(logs, params, need, room):
-                stats[ST_PAUSED] = PAUSE_ROOM
-                return
+            if owner < 0:
+                # an NP may run a procedure for every event in its inbox now: make sure they all fit
+                need = room * max(1, np_inbox_length(controller.node, processor.events, -1 - owner))
+                if not _room_for(logs, params, need, room):
+                    stats[ST_PAUSED] = PAUSE_ROOM
+                    return
+                sure = 0
+            elif sure > 0:
+                sure -= 1
+            else:
+                sure = _sure_events(logs, params, room) - 1
+                if sure < 0:
+                    stats[ST_PAUSED] = PAUSE_ROOM
+                    return
             take_due(clock, stats, e)
             stats[ST_EVENTS] += 1
             _prefetch_next(machine, controller, clock, stats)
