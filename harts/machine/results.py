@@ -30,33 +30,6 @@ CONTENTION_SUMS = (("stored", log_sums.SUM_STORED), ("retried", log_sums.SUM_RET
                    ("blocked", log_sums.SUM_BLOCKED))  # Tally.contention's names, where packet_sums sums each
 
 
-@dataclass
-class Tally:
-    """Sums over a run that the summary needs, kept as the logs are drained."""
-
-    unicast_packets: int = 0  # traffic unicast packets completed
-    unicast_hops: int = 0
-    unicast_stores: int = 0
-    unicast_dropped: int = 0
-    measured: int = 0  # unicast deliveries of packets created after the warm-up
-    latency_sum: int = 0  # ticks
-    latencies: LatencyCounts = field(default_factory=lambda: LatencyCounts())  # of the measured deliveries
-    deliveries: int = 0
-    records: int = 0  # packet records completed
-    link_hops: int = 0  # links crossed by all packet records (each its own hops): the packet-hops
-    copy_length: int = 0  # length times copies delivered, over all packet records
-    contention: dict = field(default_factory=lambda: {name: 0 for name, _ in CONTENTION_MARKS})
-    contended_records: int = 0
-    first_wait: tuple | None = None  # earliest_wait of every packet so far
-
-    def latency_quantile(self, q: float) -> int | None:
-        """The smallest latency (ticks) at or below which a share q of the measured deliveries fall."""
-        if not self.measured:
-            return None
-        values, counts = self.latencies.merged()
-        return int(values[np.searchsorted(np.cumsum(counts), q * self.measured)])
-
-
 class LatencyCounts:
     """How many deliveries took each latency (ticks), added a drain at a time. Each drain's counts are kept as
     arrays and merged when asked (or when many have been kept), where a Counter's update looped in Python over
@@ -88,6 +61,33 @@ class LatencyCounts:
     def max(self) -> int:
         values, _ = self.merged()
         return int(values[-1])
+
+
+@dataclass
+class Tally:
+    """Sums over a run that the summary needs, kept as the logs are drained."""
+
+    unicast_packets: int = 0  # traffic unicast packets completed
+    unicast_hops: int = 0
+    unicast_stores: int = 0
+    unicast_dropped: int = 0
+    measured: int = 0  # unicast deliveries of packets created after the warm-up
+    latency_sum: int = 0  # ticks
+    latencies: LatencyCounts = field(default_factory=LatencyCounts)  # of the measured deliveries
+    deliveries: int = 0
+    records: int = 0  # packet records completed
+    link_hops: int = 0  # links crossed by all packet records (each its own hops): the packet-hops
+    copy_length: int = 0  # length times copies delivered, over all packet records
+    contention: dict = field(default_factory=lambda: {name: 0 for name, _ in CONTENTION_MARKS})
+    contended_records: int = 0
+    first_wait: tuple | None = None  # earliest_wait of every packet so far
+
+    def latency_quantile(self, q: float) -> int | None:
+        """The smallest latency (ticks) at or below which a share q of the measured deliveries fall."""
+        if not self.measured:
+            return None
+        values, counts = self.latencies.merged()
+        return int(values[np.searchsorted(np.cumsum(counts), q * self.measured)])
 
 
 def earliest_wait(packets: np.ndarray) -> tuple[int, int, int, int] | None:
