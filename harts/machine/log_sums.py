@@ -1,6 +1,6 @@
 """What a drain takes from the kernel's logs, each log read in one compiled pass: the sums the summary keeps
 (results.Recorder) and the per-packet invariants (invariants.RunChecks). numpy made a pass over the columns, and a
-temporary array, for each quantity: about 80 ns a packet on E-9, twice what a drain takes now (bench/SPEED.md, the
+temporary array, for each quantity: 80-90 ns a packet on E-9, twice what a drain takes now (bench/SPEED.md, the
 stop of 18:55-21:55). Both kernels' logs have the same rows (controller/records.py). The functions write into arrays
 their caller allocates, so they need no allocator of their own, as the kernels do not."""
 
