@@ -2,7 +2,9 @@
 (results.Recorder) and the per-packet invariants (invariants.RunChecks). numpy made a pass over the columns, and a
 temporary array, for each quantity: 80-90 ns a packet on E-9, twice what a drain takes now (bench/SPEED.md, the
 stop of 18:55-21:55). Both kernels' logs have the same rows (controller/records.py). The functions write into arrays
-their caller allocates, so they need no allocator of their own, as the kernels do not."""
+their caller allocates, so they need no allocator of their own, as the kernels do not, and each is compiled for one
+signature, which every layout of a log converts to: one compiled function, not one for each layout a process meets
+first (a run's first drain would otherwise compile or load another in its timing)."""
 
 import numpy as np
 from numba import types
@@ -20,10 +22,24 @@ from ..network.topology import OFFSETS_SIGNATURE, compiled
  CHECK_NOT_SHORTEST, CHECK_WRONG_NODE, CHECK_WRONG_NODE_FIRST, PACKET_CHECKS) = range(10)
 
 
-@cached_when_asked(_nrt=False)
+_LOG = types.int64[:, :]  # any layout: a drain hands over a view of a log's first columns, C-contiguous if all
+_VECTOR = types.int64[::1]
+
+
 def delivery_latencies(deliveries, warmup_ticks, out):
     """The latencies (ticks) of the traffic's unicast deliveries created from `warmup_ticks` on, into `out` (as
     long as the log) in log order; returns how many."""
+    return compiled(_delivery_latencies, types.int64(_LOG, types.int64, _VECTOR))(deliveries, warmup_ticks, out)
+
+
+def packet_sums(packets, out):
+    """The packet log's sums (SUM_*) and its earliest wait of a packet itself (WAIT_*: tick, uid, node and
+    CONTENTION_* mark; ties: the lower uid; WAIT_KIND 0 if none waited), into `out` (PACKET_SUMS long)."""
+    compiled(_packet_sums, types.void(_LOG, _VECTOR))(packets, out)
+
+
+@cached_when_asked(_nrt=False)
+def _delivery_latencies(deliveries, warmup_ticks, out):
     n = 0
     for i in range(deliveries.shape[1]):
         if deliveries[R.DL_UID, i] < R.NP_UID_BASE and deliveries[R.DL_ROUTE, i] == R.ROUTE_DESTINATION \
@@ -34,10 +50,8 @@ def delivery_latencies(deliveries, warmup_ticks, out):
 
 
 @cached_when_asked(_nrt=False)
-def packet_sums(packets, out):
-    """The packet log's sums (SUM_*) and its earliest wait of a packet itself (WAIT_*: tick, uid, node and
-    CONTENTION_* mark; ties: the lower uid; WAIT_KIND 0 if none waited), into `out` (PACKET_SUMS long). The sums
-    are kept in locals, which LLVM keeps in registers, where a store to `out` could be to `packets`."""
+def _packet_sums(packets, out):
+    # the sums in locals, which LLVM keeps in registers, where a store to `out` could be to `packets`
     unicast = unicast_hops = unicast_stores = unicast_dropped = link_hops = copy_length = 0
     contended = stored = retried = queued = blocked = 0
     wait_at = wait_uid = wait_node = wait_kind = 0
@@ -90,9 +104,8 @@ def packet_checks(topology, packets, deliveries, hops_are_bytes, out):
                                                         hops_are_bytes, out)
 
 
-_LOG = types.int64[:, :]
-_PACKET_CHECKS_SIGNATURE = types.void(types.FunctionType(OFFSETS_SIGNATURE), types.int64[::1], types.int64[:, ::1],
-                                      types.int64[::1], _LOG, _LOG, types.boolean, types.int64[::1])
+_PACKET_CHECKS_SIGNATURE = types.void(types.FunctionType(OFFSETS_SIGNATURE), _VECTOR, types.int64[:, ::1], _VECTOR,
+                                      _LOG, _LOG, types.boolean, _VECTOR)
 
 
 @cached_when_asked(_nrt=False)
