@@ -22,7 +22,7 @@ from ..network.topology import OFFSETS_SIGNATURE, compiled
  CHECK_NOT_SHORTEST, CHECK_WRONG_NODE, CHECK_WRONG_NODE_FIRST, PACKET_CHECKS) = range(10)
 
 
-_LOG = types.int64[:, :]  # any layout: a drain hands over a view of a log's first columns, C-contiguous if one
+_LOG = types.int64[:, :]  # any layout: a drain's view of a log's first columns is C-contiguous when it holds one
 _VECTOR = types.int64[::1]
 
 
