@@ -49,25 +49,28 @@ from .state import (
 
 
 @kernel_part
+def _room(logs, params):
+    """(packet records and NP events, rows) the pools and the logs can still take, each the least of its kind."""
+    stats = logs.stats
+    rows = min(logs.deliveries.shape[1] - stats[ST_DELIVERIES], logs.packets.shape[1] - stats[ST_LOGGED])
+    if params[PR_HOP_LOG] != 0:
+        rows = min(rows, logs.hops.shape[1] - stats[ST_HOP_ROWS])
+    return min(stats[ST_FREE_COUNT], stats[ST_EVENT_FREE_COUNT]), rows
+
+
+@kernel_part
 def _room_for(logs, params, records, rows):
     """Whether the pools can take `records` more packet records and NP events, and the logs `rows` rows."""
-    stats = logs.stats
-    return (stats[ST_FREE_COUNT] >= records and stats[ST_EVENT_FREE_COUNT] >= records
-            and logs.deliveries.shape[1] - stats[ST_DELIVERIES] >= rows
-            and logs.packets.shape[1] - stats[ST_LOGGED] >= rows
-            and (params[PR_HOP_LOG] == 0 or logs.hops.shape[1] - stats[ST_HOP_ROWS] >= rows))
+    spare_records, spare_rows = _room(logs, params)
+    return spare_records >= records and spare_rows >= rows
 
 
 @kernel_part
 def _sure_events(logs, params, room):
     """How many context events can run before the pools or logs could be short: each takes at most `room` records,
     NP events and rows of each log (the frees they make only add room)."""
-    stats = logs.stats
-    fit = min(stats[ST_FREE_COUNT], stats[ST_EVENT_FREE_COUNT], logs.deliveries.shape[1] - stats[ST_DELIVERIES],
-              logs.packets.shape[1] - stats[ST_LOGGED])
-    if params[PR_HOP_LOG] != 0:
-        fit = min(fit, logs.hops.shape[1] - stats[ST_HOP_ROWS])
-    return fit // room
+    spare_records, spare_rows = _room(logs, params)
+    return min(spare_records, spare_rows) // room
 
 
 @kernel_part

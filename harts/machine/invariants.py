@@ -30,8 +30,7 @@ class RunChecks:
 
     def take(self, deliveries: np.ndarray, packets: np.ndarray) -> None:
         pl, dl = packets, deliveries
-        found = np.empty(log_sums.PACKET_CHECKS, np.int64)
-        log_sums.packet_checks(self.topology, pl, dl, not self.retried_probes, found)
+        found = log_sums.packet_checks(self.topology, pl, dl, not self.retried_probes)
         self.bytes_sent += int(found[log_sums.CHECK_BYTES_SENT])
         # every byte put on a link is taken in at the far end (or swallowed by the fault there), and only once
         if found[log_sums.CHECK_LOST_BYTES]:

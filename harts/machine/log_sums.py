@@ -1,10 +1,10 @@
 """What a drain takes from the kernel's logs, each log read in one compiled pass: the sums the summary keeps
 (results.Recorder) and the per-packet invariants (invariants.RunChecks). numpy made a pass over the columns, and a
 temporary array, for each quantity: 80-90 ns a packet on E-9, twice what a drain takes now (bench/SPEED.md, the
-stop of 18:55-21:55). Both kernels' logs have the same rows (controller/records.py). The functions write into arrays
-their caller allocates, so they need no allocator of their own, as the kernels do not, and each is compiled for one
-signature, which every layout of a log converts to: one compiled function, not one for each layout a process meets
-first (a run's first drain would otherwise compile or load another in its timing)."""
+stop of 18:55-21:55). Both kernels' logs have the same rows (controller/records.py). The compiled passes write
+into arrays their Python callers allocate, so they need no allocator of their own, as the kernels do not, and each
+is compiled for one signature, which every layout of a log converts to: one compiled function, not one for each
+layout a process meets first (a run's first drain would otherwise compile or load another in its timing)."""
 
 import numpy as np
 from numba import types
@@ -26,16 +26,19 @@ _LOG = types.int64[:, :]  # any layout: a drain's view of a log's first columns 
 _VECTOR = types.int64[::1]
 
 
-def delivery_latencies(deliveries, warmup_ticks, out):
-    """The latencies (ticks) of the traffic's unicast deliveries created from `warmup_ticks` on, into `out` (as
-    long as the log) in log order; returns how many."""
-    return compiled(_delivery_latencies, types.int64(_LOG, types.int64, _VECTOR))(deliveries, warmup_ticks, out)
+def delivery_latencies(deliveries: np.ndarray, warmup_ticks: int) -> np.ndarray:
+    """The latencies (ticks) of the traffic's unicast deliveries created from `warmup_ticks` on, in log order."""
+    out = np.empty(deliveries.shape[1], np.int64)
+    n = compiled(_delivery_latencies, types.int64(_LOG, types.int64, _VECTOR))(deliveries, warmup_ticks, out)
+    return out[:n]
 
 
-def packet_sums(packets, out):
+def packet_sums(packets: np.ndarray) -> np.ndarray:
     """The packet log's sums (SUM_*) and its earliest wait of a packet itself (WAIT_*: tick, uid, node and
-    CONTENTION_* mark; ties: the lower uid; WAIT_KIND 0 if none waited), into `out` (PACKET_SUMS long)."""
+    CONTENTION_* mark; ties: the lower uid; WAIT_KIND 0 if none waited)."""
+    out = np.empty(PACKET_SUMS, np.int64)
     compiled(_packet_sums, types.void(_LOG, _VECTOR))(packets, out)
+    return out
 
 
 @cached_when_asked(_nrt=False)
@@ -94,14 +97,16 @@ def _packet_sums(packets, out):
     out[WAIT_KIND] = wait_kind
 
 
-def packet_checks(topology, packets, deliveries, hops_are_bytes, out):
-    """The per-packet invariants over a drained log (CHECK_*) into `out` (PACKET_CHECKS long): bytes sent and
-    received, a packet's bytes against its length times its own hops (when `hops_are_bytes`), a unicast delivered
-    exactly once unless a fault dropped it, over a shortest route of `topology`, and at its destination."""
+def packet_checks(topology, packets: np.ndarray, deliveries: np.ndarray, hops_are_bytes: bool) -> np.ndarray:
+    """The per-packet invariants over a drained log (CHECK_*): bytes sent and received, a packet's bytes against its
+    length times its own hops (when `hops_are_bytes`), a unicast delivered exactly once unless a fault dropped it,
+    over a shortest route of `topology`, and at its destination."""
+    out = np.empty(PACKET_CHECKS, np.int64)
     scratch = np.empty(topology.n_axes, np.int64)
     compiled(_packet_checks, _PACKET_CHECKS_SIGNATURE)(topology.offsets_function, topology.shape,
                                                         topology.offset_table, scratch, packets, deliveries,
                                                         hops_are_bytes, out)
+    return out
 
 
 _PACKET_CHECKS_SIGNATURE = types.void(types.FunctionType(OFFSETS_SIGNATURE), _VECTOR, types.int64[:, ::1], _VECTOR,

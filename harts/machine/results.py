@@ -93,13 +93,7 @@ class Tally:
 def earliest_wait(packets: np.ndarray) -> tuple[int, int, int, int] | None:
     """(tick, uid, node, CONTENTION_* mark) of the earliest wait of a packet itself among these packet-log
     columns (ties: the lower uid); None if none of them waited."""
-    return _first_wait(_packet_sums(packets))
-
-
-def _packet_sums(packets: np.ndarray) -> np.ndarray:
-    sums = np.empty(log_sums.PACKET_SUMS, np.int64)
-    log_sums.packet_sums(packets, sums)
-    return sums
+    return _first_wait(log_sums.packet_sums(packets))
 
 
 def _first_wait(sums: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -170,12 +164,11 @@ class Recorder:
     def take(self, deliveries: np.ndarray, header: np.ndarray, packets: np.ndarray, hops: np.ndarray) -> None:
         t = self.tally
         t.deliveries += deliveries.shape[1]
-        latency = np.empty(deliveries.shape[1], np.int64)
-        latency = latency[: log_sums.delivery_latencies(deliveries, self.warmup_ticks, latency)]
+        latency = log_sums.delivery_latencies(deliveries, self.warmup_ticks)
         t.measured += latency.size
         t.latency_sum += int(latency.sum())
         t.latencies.add(latency)
-        sums = _packet_sums(packets)
+        sums = log_sums.packet_sums(packets)
         t.unicast_packets += int(sums[log_sums.SUM_UNICAST_PACKETS])
         t.unicast_hops += int(sums[log_sums.SUM_UNICAST_HOPS])
         t.unicast_stores += int(sums[log_sums.SUM_UNICAST_STORES])
