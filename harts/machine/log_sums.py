@@ -135,11 +135,8 @@ def _packet_checks(offsets, shape, table, scratch, packets, deliveries, hops_are
                 if not_once_first < 0:
                     not_once_first = i
             if not dropped:
-                offsets(packets[R.PL_SENDER, i], packets[R.PL_DEST, i], shape, table, scratch)
-                shortest = 0
-                for a in range(scratch.shape[0]):
-                    shortest += abs(scratch[a])
-                not_shortest += own_hops != shortest
+                not_shortest += own_hops != offsets(packets[R.PL_SENDER, i], packets[R.PL_DEST, i], shape, table,
+                                                    scratch)
     for i in range(deliveries.shape[1]):
         if deliveries[R.DL_ROUTE, i] == R.ROUTE_DESTINATION and deliveries[R.DL_NODE, i] != deliveries[R.DL_DEST, i]:
             wrong_node += 1
