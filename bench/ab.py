@@ -6,7 +6,9 @@ POINT is `flit:KIND:SIDE:RATE:CYCLES` (bench/flits_limit.py's machine: KIND mesh
 node per cycle, or for the 8x8 and 64x64 tori a fraction of the channel-load bound, as that benchmark takes them)
 or `cut-through:SIZE:LOAD:CYCLES` (E-SIZE under uniform traffic at link load LOAD, as bench/cut_through_limit.py).
 Each point is timed as those benchmarks time the engine (flit: the whole Simulation.run; cut-through: the run's
-wall_seconds).
+wall_seconds). `cut-through-limit:SIZE:LOAD:CYCLES` times the cut-through limit (bench/limits/cut_through.py) on
+that workload instead, its event loop alone as bench/cut_through_limit.py times it: a change to the limit is
+measured the same way as one to the engine.
 
 Why pairs of processes: on this machine the same code can run up to 20% faster or slower in one process than in
 the next; the runs within a process agree in a quiet phase, less in a busy one (bench/SPEED.md). So each of --pairs
@@ -27,7 +29,7 @@ from pathlib import Path
 from record import write_results
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-KERNELS = {"flit": 4, "cut-through": 3}  # fields after the kernel's name
+KERNELS = {"flit": 4, "cut-through": 3, "cut-through-limit": 3}  # fields after the kernel's name
 
 
 def _flit_run(spec: list[str]):
@@ -60,6 +62,25 @@ def _cut_through_run(spec: list[str]):
     return lambda: Simulation(config).run(traffic, keep=False).wall_seconds
 
 
+def _cut_through_limit_run(spec: list[str]):
+    from bench.limits.cut_through import Limit, simulate, workload
+    from harts.machine.config import hex_config
+
+    config = hex_config(int(spec[0]), traffic__uniform__load=float(spec[1]), run__cycles=int(spec[2]))
+    traffic = workload(config)
+    limit = Limit(config)
+
+    def timed() -> float:
+        arrays = limit.prepare(traffic)
+        started = time.perf_counter()
+        simulate(*arrays)
+        return time.perf_counter() - started
+    return timed
+
+
+RUNS = {"flit": _flit_run, "cut-through": _cut_through_run, "cut-through-limit": _cut_through_limit_run}
+
+
 def worker(checkout: Path) -> None:
     """Serve timings of `checkout`'s engine: a point per line in, its wall seconds per line out."""
     sys.path[:0] = [str(checkout), str(checkout / "bench")]
@@ -73,7 +94,7 @@ def worker(checkout: Path) -> None:
         try:
             if point not in runs:
                 kernel, *spec = point.split(":")
-                runs[point] = (_flit_run if kernel == "flit" else _cut_through_run)(spec)
+                runs[point] = RUNS[kernel](spec)
             print(runs[point](), flush=True)
         except Exception as error:  # the parent names the point and stops; one line, not a traceback
             print(f"ab.py: {checkout}: {point}: {type(error).__name__}: {error}", file=sys.stderr)
@@ -128,8 +149,8 @@ def compare(point: str, this: Path, against: Path, pairs: int, runs: int) -> dic
 def _point(text: str) -> str:
     kernel, *spec = text.split(":")
     if kernel not in KERNELS or len(spec) != KERNELS[kernel]:
-        raise argparse.ArgumentTypeError(f"'{text}': expected flit:KIND:SIDE:RATE:CYCLES or "
-                                         f"cut-through:SIZE:LOAD:CYCLES")
+        raise argparse.ArgumentTypeError(f"'{text}': expected flit:KIND:SIDE:RATE:CYCLES, "
+                                         f"cut-through:SIZE:LOAD:CYCLES or cut-through-limit:SIZE:LOAD:CYCLES")
     try:
         numbers = [float(x) for x in spec[1:]] if kernel == "flit" else [float(x) for x in spec]
     except ValueError:

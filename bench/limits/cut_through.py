@@ -287,7 +287,7 @@ def simulate(create, source, destination, length, route_table, neighbours, capac
                     size = length[p]
                     tail = max(arrive + size, now + (size + 1) // 2)
                     if rx_storing[r] == 0:
-                        port = _reserve(v, p, now, off0, off1, off2, tx_free, size)
+                        port = _reserve(v, p, now, pk, tx_free, size)
                         if port < 0:
                             rx_storing[r] = 1
                             if not _schedule(e, now + CYCLE, now, ev_time, ev_next, ev_prev, bucket, bits):
@@ -345,7 +345,7 @@ def simulate(create, source, destination, length, route_table, neighbours, capac
                             return ERR_HORIZON, hops, events
                         continue
                     size = length[p]
-                    port = _reserve(v, p, now, off0, off1, off2, tx_free, size)
+                    port = _reserve(v, p, now, pk, tx_free, size)
                     if port < 0:
                         # hold the packet; try again when the first of the transmitters tried frees
                         retry = _first_free(v, p, off0, off1, off2, tx_free) - BUS
@@ -378,49 +378,33 @@ def simulate(create, source, destination, length, route_table, neighbours, capac
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _reserve(v, p, now, off0, off1, off2, tx_free, size):
+def _reserve(v, p, now, pk, tx_free, size):
     """harts.yaml's adaptive forward at tick `now`: the productive ports, the axis with the most hops left
     first (ties: the lower axis); the first whose transmitter is free by now + BUS is reserved and the
-    packet's offset on that axis moves one hop closer. Returns the port, or -1."""
-    a0 = abs(off0[p])
-    a1 = abs(off1[p])
-    a2 = abs(off2[p])
+    packet's offset on that axis moves one hop closer. Returns the port, or -1. The axis is chosen with
+    selects, not branches: it follows the packet's random offsets, which no branch predictor knows."""
+    a0 = abs(pk[PK_OFF0, p])
+    a1 = abs(pk[PK_OFF1, p])
+    a2 = abs(pk[PK_OFF2, p])
     out = now + BUS
     for _ in range(3):
         # the untried productive axis with the most hops left, the lower on a tie
-        best = -1
-        most = 0
-        if a0 > most:
-            best = 0
-            most = a0
-        if a1 > most:
-            best = 1
-            most = a1
-        if a2 > most:
-            best = 2
-            most = a2
+        best = 0 if a0 > 0 else -1
+        most = a0
+        best = 1 if a1 > most else best
+        most = max(most, a1)
+        best = 2 if a2 > most else best
         if best < 0:
             return -1
-        if best == 0:
-            o = off0[p]
-            a0 = 0
-        elif best == 1:
-            o = off1[p]
-            a1 = 0
-        else:
-            o = off2[p]
-            a2 = 0
-        port = best if o > 0 else best + 3
+        a0 = 0 if best == 0 else a0
+        a1 = 0 if best == 1 else a1
+        a2 = 0 if best == 2 else a2
+        o = pk[PK_OFF0 + best, p]  # the three offsets' rows follow one another
+        port = best + (3 if o < 0 else 0)
         t = v * PORTS + port
         if tx_free[t] <= out:
             tx_free[t] = out + size + IDLE_GAP
-            step = 1 if o > 0 else -1
-            if best == 0:
-                off0[p] = o - step
-            elif best == 1:
-                off1[p] = o - step
-            else:
-                off2[p] = o - step
+            pk[PK_OFF0 + best, p] = o - (1 if o > 0 else -1)
             return port
     return -1
 

@@ -239,10 +239,10 @@ def _arrived(regs, pk, params, ci, p):
     microprograms count hops in a header field of their own)."""
     route = pk[p, PK_ROUTE]
     if route == ROUTE_DESTINATION:
+        left = 0
         for a in range(params[PR_AXES]):
-            if regs[ci, a] != 0:
-                return False
-        return True
+            left |= regs[ci, a]  # not a branch per axis: whether an axis is done is as random as the route
+        return left == 0
     if route == ROUTE_SEGMENTS:
         return _segment_code(regs, params, ci) < 0
     return False
@@ -375,11 +375,14 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
         _write_header(regs, header, params, ci, p)
         port = -1
         if via == isa.VIA_ADAPTIVE:
+            # Chosen with selects, not branches: which axis has the most hops left follows the packets' random
+            # destinations, which no branch predictor learns (bench/SPEED.md, 27 November 22:36).
             best = -1
+            most = 0
             for a in range(params[PR_AXES]):
-                if regs[ci, a] != 0 and tried & (1 << a) == 0 and \
-                        (best < 0 or abs(regs[ci, a]) > abs(regs[ci, best])):
-                    best = a
+                left = abs(regs[ci, a]) if (tried >> a) & 1 == 0 else 0
+                best = a if left > most else best
+                most = max(most, left)
             if best < 0:
                 break
             tried |= 1 << best
