@@ -125,6 +125,30 @@ def test_far_past_saturation_full_bmus_drop_and_count_instead_of_deadlocking():
     assert result.network.nodes[:, S.ND_BMU_PEAK].max() <= config()["bmu.capacity_bytes"]
 
 
+def test_adaptive_forward_takes_the_axis_with_most_hops_left_lower_axis_on_a_tie():
+    """harts.yaml's adaptive route at zero load, where the first port it tries is free: hop by hop, the productive
+    axis with the most hops left, the lower axis when two have as many (the choice is made with selects in the
+    kernel, so it is checked here against the rule written plainly)."""
+    sim = Simulation(config(5))
+    topology = sim.topology
+    n = topology.n_nodes
+    gap = 200  # cycles between packets: each crosses an idle network
+    result = sim.run(unicast(np.arange(n - 1) * gap, 0, np.arange(1, n), 64), hops=True)
+    ties = 0
+    for uid, destination in enumerate(range(1, n)):
+        left = [int(x) for x in topology.offset_table[destination % n]]
+        expected = []
+        while any(left):
+            axis = max(range(len(left)), key=lambda a: (abs(left[a]), -a))
+            ties += sum(abs(x) == abs(left[axis]) for x in left) > 1
+            expected.append(int(topology.axis_positive[axis] if left[axis] > 0 else topology.axis_negative[axis]))
+            left[axis] -= 1 if left[axis] > 0 else -1
+        visits = result.hops.of_packet(uid)
+        ports = [int(p) for p in result.hops.rows[R.HR_OUT_PORT, visits]]
+        assert ports == expected + [-1], destination
+    assert ties > 0  # the tie rule was exercised
+
+
 def test_broadcast_worm_is_teed_at_every_node_at_zero_load():
     n = 7
     cfg = config(n)
