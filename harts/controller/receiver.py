@@ -376,7 +376,7 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
         port = -1
         if via == isa.VIA_ADAPTIVE:
             # Chosen with selects, not branches: which axis has the most hops left follows the packets' random
-            # destinations, which no branch predictor learns (bench/SPEED.md, 27 November 22:36).
+            # destinations, which no branch predictor learns (bench/SPEED.md, the stop of 27 November, 22:36-01:36).
             best = -1
             most = 0
             for a in range(params[PR_AXES]):
