@@ -29,7 +29,6 @@ from pathlib import Path
 from record import write_results
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-KERNELS = {"flit": 4, "cut-through": 3, "cut-through-limit": 3}  # fields after the kernel's name
 
 
 def _flit_run(spec: list[str]):
@@ -78,7 +77,9 @@ def _cut_through_limit_run(spec: list[str]):
     return timed
 
 
-RUNS = {"flit": _flit_run, "cut-through": _cut_through_run, "cut-through-limit": _cut_through_limit_run}
+# each kind of point: the fields after its name, and what makes its timed run
+KERNELS = {"flit": (4, _flit_run), "cut-through": (3, _cut_through_run),
+           "cut-through-limit": (3, _cut_through_limit_run)}
 
 
 def worker(checkout: Path) -> None:
@@ -94,7 +95,7 @@ def worker(checkout: Path) -> None:
         try:
             if point not in runs:
                 kernel, *spec = point.split(":")
-                runs[point] = RUNS[kernel](spec)
+                runs[point] = KERNELS[kernel][1](spec)
             print(runs[point](), flush=True)
         except Exception as error:  # the parent names the point and stops; one line, not a traceback
             print(f"ab.py: {checkout}: {point}: {type(error).__name__}: {error}", file=sys.stderr)
@@ -148,7 +149,7 @@ def compare(point: str, this: Path, against: Path, pairs: int, runs: int) -> dic
 
 def _point(text: str) -> str:
     kernel, *spec = text.split(":")
-    if kernel not in KERNELS or len(spec) != KERNELS[kernel]:
+    if kernel not in KERNELS or len(spec) != KERNELS[kernel][0]:
         raise argparse.ArgumentTypeError(f"'{text}': expected flit:KIND:SIDE:RATE:CYCLES, "
                                          f"cut-through:SIZE:LOAD:CYCLES or cut-through-limit:SIZE:LOAD:CYCLES")
     try:
