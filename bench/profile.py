@@ -33,7 +33,9 @@ exactly one more run (its set-up included; no warm-up, no compiling), the same i
 NUMBA_CPU_NAME=generic (valgrind shows the program another processor, for which numba would compile again under
 it): once natively first, a few minutes. Prints and writes the counts per run and per unit of work (packet-hops;
 flit-level runs count no work) by function and line, and the engine's over the limit's in the kernels' own code,
-to cut_through_instructions.json or flits_instructions.json. The kernels' counts repeat between processes to
+to cut_through_instructions.json or flits_instructions.json, with each target's code footprint: its kernels'
+bytes, the 64-byte lines of them one run executes and how few hold 99% of its instructions, and the share of its
+instructions that read or write the stack. The kernels' counts repeat between processes to
 about 0.02%; the rest of the process's ("outside the kernel": Python, numpy, the C library) only to about 1.5%,
 which can make a small one negative. --counter mispredictions counts the branches, conditional and indirect
 together, that valgrind's simulated branch predictor gets wrong (its manual describes it as typical of processors
@@ -268,7 +270,8 @@ def code_map(kernel: dict) -> dict:
     """Where one object's code is in the child, and its line table."""
     offset, end = symbol_offset(kernel["object"], kernel["function"])
     addresses, places = line_table(kernel["object"])
-    return {"base": kernel["address"] - offset, "end": end, "addresses": addresses, "places": places}
+    return {"base": kernel["address"] - offset, "end": end, "addresses": addresses, "places": places,
+            "object": kernel["object"]}
 
 
 def shown(file: str) -> str:
@@ -395,6 +398,49 @@ def callgrind_counts(path: Path, events: tuple[str, ...]) -> tuple[Counter, int]
     return counts, whole
 
 
+def code_footprint(more: Counter, codes: list[dict], fewer: Counter, codes_fewer: list[dict]) -> dict:
+    """How much of the kernels' code one run executes: the 64-byte lines it runs instructions in and how few of
+    them hold 99% of its instructions (where the first-level instruction cache and the decoded-instruction cache
+    hold code, by the line), and the share of its instructions that read or write the stack (values the compiler
+    keeps there for want of registers). Counts are by position in each kernel's object, the run with one more
+    repeat less the other (the two processes load the code at different addresses); lines by the addresses of
+    the run with more."""
+    by_offset = Counter()
+    for counts, maps, sign in ((more, codes, 1), (fewer, codes_fewer, -1)):
+        for ip, n in counts.items():
+            k = next((k for k, c in enumerate(maps) if c["base"] <= ip < c["base"] + c["end"]), None)
+            if k is not None:
+                by_offset[k, ip - maps[k]["base"]] += sign * n
+    lines, stack, executed = Counter(), 0, 0
+    texts = [instruction_texts(code["object"]) for code in codes]
+    for (k, offset), n in by_offset.items():
+        if n <= 0:
+            continue
+        executed += n
+        lines[(codes[k]["base"] + offset) >> 6] += n
+        stack += n if "(%rsp)" in texts[k].get(offset, "") else 0
+    hot, covered = 0, 0
+    for n in sorted(lines.values(), reverse=True):
+        if covered >= 0.99 * executed:
+            break
+        covered += n
+        hot += 1
+    return {"bytes": sum(code["end"] for code in codes), "lines_executed": len(lines),
+            "lines_with_99_percent": hot, "stack_share": stack / executed if executed else 0.0}
+
+
+def instruction_texts(obj: str) -> dict:
+    """Each instruction of the object's code by its offset: objdump's text of it."""
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True, text=True,
+                          check=True).stdout
+    texts = {}
+    for line in text.splitlines():
+        address, tab, instruction = line.strip().partition(":\t")
+        if tab:
+            texts[int(address, 16)] = instruction
+    return texts
+
+
 def count(target: str, args, workdir: Path) -> dict:
     """The target's counts in one timed run: callgrind's with one more run, minus those without."""
     subprocess.run(child_command(target, args, workdir, 1), check=True, stdout=subprocess.DEVNULL,
@@ -420,10 +466,13 @@ def count(target: str, args, workdir: Path) -> dict:
     kernel = sum(functions.values())
     total = whole_more - whole_fewer
     functions["(outside the kernel)"] = total - kernel
-    return {"all": total, "kernel": kernel, "work": work,
-            "per_work": {"all": total / work, "kernel": kernel / work} if work else None,
-            "functions": {name: n for name, n in functions.most_common()},
-            "lines": hottest(lines, total, args.lines)}
+    result = {"all": total, "kernel": kernel, "work": work,
+              "per_work": {"all": total / work, "kernel": kernel / work} if work else None,
+              "functions": {name: n for name, n in functions.most_common()},
+              "lines": hottest(lines, total, args.lines)}
+    if args.counter == "instructions":
+        result["code"] = code_footprint(more, codes, fewer, codes_fewer)
+    return result
 
 
 def main() -> int:
@@ -507,6 +556,11 @@ def count_events(args) -> int:
         for name, n in result["functions"].items():
             if n >= 0.005 * result["all"]:
                 print(f"  {n / each:9.2f}  {n / result['all']:6.1%}  {name}")
+        if "code" in result:
+            code = result["code"]
+            print(f"  code: {code['bytes']:,} bytes; one run executes {code['lines_executed']} lines of 64 bytes, "
+                  f"{code['lines_with_99_percent']} of them 99% of its instructions; {code['stack_share']:.1%} of "
+                  f"its instructions read or write the stack")
         print("  hottest lines:")
         for hot in result["lines"]:
             print(f"  {hot['count'] / each:9.2f}  {hot['file']}:{hot['line']}  {hot['source'][:90]}")

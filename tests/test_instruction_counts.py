@@ -128,3 +128,20 @@ def test_addresses_are_charged_to_the_line_whose_code_holds_them(profile):
     # 0x1040 is past the code's end and 0x10 before its base: neither is charged
     assert lines == {("/elsewhere/a.py", 3): 6, ("/elsewhere/a.py", 7): 6, ("/elsewhere/b.py", 2): 8}
     assert functions == {"(numba)": 20}  # files outside the repository
+
+
+def test_the_code_footprint_counts_one_run_by_position_in_the_code_and_lines_by_the_addresses_of_the_run_with_more(
+        profile, monkeypatch):
+    # the two processes load the same object at different addresses
+    more_codes = [{"base": 0x10000, "end": 0x100, "object": "kernel.o"}]
+    fewer_codes = [{"base": 0x20000, "end": 0x100, "object": "kernel.o"}]
+    more = Counter({0x10000: 10, 0x10004: 10, 0x10040: 5, 0x10080: 1990, 0x10200: 7})
+    fewer = Counter({0x20000: 5, 0x20004: 5, 0x20040: 5, 0x20080: 995})
+    texts = {0x0: "mov    0x8(%rsp),%rax", 0x4: "add    %rax,%rbx", 0x40: "mov    0x10(%rsp),%rcx",
+             0x80: "mov    %rbx,0x10(%rsp)"}
+    monkeypatch.setattr(profile, "instruction_texts", lambda obj: texts)
+    code = profile.code_footprint(more, more_codes, fewer, fewer_codes)
+    # by hand: one run executes 5 + 5 at offsets 0x0 and 0x4 (one line), none at 0x40 (setup only) and 995 at 0x80
+    # (another line); 0x10200 is past the code. 99% of 1,005 is 994.95: the line of 0x80 alone holds it. The stack:
+    # 0x0 reads it (5), 0x80 writes it (995).
+    assert code == {"bytes": 0x100, "lines_executed": 2, "lines_with_99_percent": 1, "stack_share": 1000 / 1005}
