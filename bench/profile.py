@@ -309,13 +309,19 @@ def child_command(target: str, args, workdir: Path, repeat: int) -> list[str]:
             *options, "--repeat", str(repeat)]
 
 
+def code_index(ip: int, codes: list[dict]) -> int | None:
+    """Which of the kernels' code (code_map) holds the address; None: none of them."""
+    return next((k for k, c in enumerate(codes) if c["base"] <= ip < c["base"] + c["end"]), None)
+
+
 def charge(counts, codes: list[dict], lines: Counter, functions: Counter, spans: dict) -> None:
     """Add each (address, count) in the kernels' code to its source line and function; counts elsewhere are
     left out."""
     for ip, count in counts:
-        code = next((c for c in codes if c["base"] <= ip < c["base"] + c["end"]), None)
-        if code is None:
+        index = code_index(ip, codes)
+        if index is None:
             continue
+        code = codes[index]
         k = bisect.bisect_right(code["addresses"], ip - code["base"]) - 1
         file, number = code["places"][k] if k >= 0 else ("?", 0)
         lines[(file, number)] += count
@@ -350,7 +356,7 @@ def profile(target: str, args, workdir: Path) -> dict:
         if not any(lo <= stamp <= hi for lo, hi in windows):
             continue
         total += 1
-        if any(c["base"] <= ip < c["base"] + c["end"] for c in codes):
+        if code_index(ip, codes) is not None:
             inside.append((ip, 1))
         else:
             outside[library_of(parts[-1]) if len(parts) > 2 else "?"] += 1
@@ -408,7 +414,7 @@ def code_footprint(more: Counter, codes: list[dict], fewer: Counter, codes_fewer
     by_offset = Counter()
     for counts, maps, sign in ((more, codes, 1), (fewer, codes_fewer, -1)):
         for ip, n in counts.items():
-            k = next((k for k, c in enumerate(maps) if c["base"] <= ip < c["base"] + c["end"]), None)
+            k = code_index(ip, maps)
             if k is not None:
                 by_offset[k, ip - maps[k]["base"]] += sign * n
     lines, stack, executed = Counter(), 0, 0
