@@ -42,6 +42,7 @@ from record import write_results  # noqa: E402
 
 from bench.limits import flits as flit_limit  # noqa: E402
 from bench.limits.cut_through import Limit, workload  # noqa: E402
+from harts.controller.observations import OB_ROWS  # noqa: E402
 from harts.machine.config import hex_config  # noqa: E402
 from harts.machine.simulation import Simulation  # noqa: E402
 
@@ -73,7 +74,7 @@ def cut_through_tables(size: int) -> dict:
     limit's (receivers, interfaces, nodes, events, neighbours, routes)."""
     config = hex_config(size, traffic__uniform__load=LOAD, run__cycles=10)
     sim = Simulation(config)
-    state = sim._initial_state(sim.faults, False, 0)
+    state = sim._initial_state(sim.faults, False, 0, False, np.zeros(OB_ROWS, np.int64))
     engine = _bytes(_arrays(state["machine"]) + _arrays(state["controller"]) + _arrays(state["clock"]))
     limit = Limit(config)
     arrays = limit.prepare(workload(config))
@@ -86,7 +87,7 @@ def flit_tables(side: int) -> dict:
     """Bytes of the tables indexed by node, input or port: the engine's (machine, switch: the inputs hold their buffer
     slots) and the limit's (bench/limits/flits.router_tables, and the first packet of each router)."""
     sim = machine("torus", side)
-    state = sim._state(sim.faults, False, False, 0)
+    state = sim._state(sim.faults, False, False, 0, False, np.zeros(OB_ROWS, np.int64))
     engine = _bytes(_arrays(state["machine"]) + _arrays(state["switch"]))
     first_of = np.zeros(side * side + 1, np.int64)  # each router's first packet, which _run also takes
     limit = _bytes([first_of, *flit_limit.router_tables("torus", side, side, sim.params.virtual_channels,

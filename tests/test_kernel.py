@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from harts.controller import isa
+from harts.controller.observations import OB_ROWS
 from harts.controller import records as R
 from harts.controller import state as S
 from harts.controller.microcode import assemble
@@ -340,7 +341,7 @@ def test_the_fields_of_a_log_record_fall_in_different_cache_sets(asked):
     """Every field-major log's column is an odd number of 64-byte lines long, and holds at least the rows asked for:
     then the fields of one record are an odd number of lines apart, so they fall in different sets of any cache with
     at least as many sets as the log has fields (L1d has 64). With 2^15 rows they all fell in one."""
-    logs = R.empty_logs(np.zeros(S.ST_ROWS, np.int64), asked, 5, True)
+    logs = R.empty_logs(np.zeros(S.ST_ROWS, np.int64), np.zeros(OB_ROWS, np.int64), asked, 5, True, True)
     for log in (logs.deliveries, logs.packets, logs.hops):
         rows = log.shape[1]
         assert rows >= asked and rows % 8 == 0 and (rows // 8) % 2 == 1

@@ -215,6 +215,7 @@ def test_arrays_are_typed_as_numba_types_them():
     from numba import errors, typeof, types
     from numba.core.typing.typeof import Purpose, _typeof_ndarray, _TypeofContext
 
+    from harts.controller.observations import OB_ROWS
     from harts.machine.config import defaults, hex_config
     from harts.machine.simulation import Simulation
     context = _TypeofContext(Purpose.argument)
@@ -235,8 +236,8 @@ def test_arrays_are_typed_as_numba_types_them():
     flits = Simulation(defaults().with_values(topology={"kind": "torus", "dims": [4, 4]}, microcode="wormhole"))
     bundles = []
     for hops in (False, True):
-        bundles += cut_through._initial_state(cut_through.faults, hops, 10).values()
-        bundles += flits._state(flits.faults, hops, hops, 10).values()
+        bundles += cut_through._initial_state(cut_through.faults, hops, 10, hops, np.zeros(OB_ROWS, np.int64)).values()
+        bundles += flits._state(flits.faults, hops, hops, 10, hops, np.zeros(OB_ROWS, np.int64)).values()
     bundles = [b for b in bundles if isinstance(b, tuple)]
     assert {type(b).__name__ for b in bundles} >= {"Machine", "Controller", "Packets", "Logs", "Clock", "Processor",
                                                    "Switch", "Run"}

@@ -10,6 +10,7 @@ an error; calling it again resumes exactly where it stopped.
 from ..jit import kernel_entry, kernel_part, prefetch
 from ..np.processor import np_inbox_length, np_inject, np_run
 from .clock import begin_tick, look_ahead, next_wheel_tick, peek_due, take_due
+from .observations import OB_LATENCY_ROWS
 from .receiver import proceed
 from .records import TR_CREATE
 from .state import (
@@ -23,7 +24,6 @@ from .state import (
     PAUSE_TRAFFIC,
     PR_BUS_INTERFACES,
     PR_DEADLOCK_TICKS,
-    PR_HOP_LOG,
     PR_ID_NODE_MULTIPLIER,
     PR_ID_NODE_SHIFT,
     PR_LAST_TICK,
@@ -49,27 +49,26 @@ from .state import (
 
 
 @kernel_part
-def _room(logs, params):
+def _room(logs):
     """(packet records and NP events, rows) the pools and the logs can still take, each the least of its kind."""
     stats = logs.stats
-    rows = min(logs.deliveries.shape[1] - stats[ST_DELIVERIES], logs.packets.shape[1] - stats[ST_LOGGED])
-    if params[PR_HOP_LOG] != 0:
-        rows = min(rows, logs.hops.shape[1] - stats[ST_HOP_ROWS])
-    return min(stats[ST_FREE_COUNT], stats[ST_EVENT_FREE_COUNT]), rows
+    # every log the run writes has the latencies' rows (records.empty_logs); the others count none
+    used = max(stats[ST_DELIVERIES], stats[ST_LOGGED], stats[ST_HOP_ROWS], logs.observed[OB_LATENCY_ROWS])
+    return min(stats[ST_FREE_COUNT], stats[ST_EVENT_FREE_COUNT]), logs.latencies.shape[0] - used
 
 
 @kernel_part
-def _room_for(logs, params, records, rows):
+def _room_for(logs, records, rows):
     """Whether the pools can take `records` more packet records and NP events, and the logs `rows` rows."""
-    spare_records, spare_rows = _room(logs, params)
+    spare_records, spare_rows = _room(logs)
     return spare_records >= records and spare_rows >= rows
 
 
 @kernel_part
-def _sure_events(logs, params, room):
+def _sure_events(logs, room):
     """How many context events can run before the pools or logs could be short: each takes at most `room` records,
     NP events and rows of each log (the frees they make only add room)."""
-    spare_records, spare_rows = _room(logs, params)
+    spare_records, spare_rows = _room(logs)
     return min(spare_records, spare_rows) // room
 
 
@@ -119,7 +118,7 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
         c = stats[ST_TIME]
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and traffic[TR_CREATE, i] <= c:
-            if not _room_for(logs, params, room, room):
+            if not _room_for(logs, room, room):
                 stats[ST_PAUSED] = PAUSE_ROOM
                 return
             np_inject(offsets, procedure, machine, controller, packets, logs, clock, processor, traffic, i, c)
@@ -136,14 +135,14 @@ def run_kernel(offsets, procedure, machine, controller, packets, logs, clock, pr
             if owner < 0:
                 # an NP may run a procedure for every event in its inbox now: make sure they all fit
                 need = room * max(1, np_inbox_length(controller.node, processor.events, -1 - owner))
-                if not _room_for(logs, params, need, room):
+                if not _room_for(logs, need, room):
                     stats[ST_PAUSED] = PAUSE_ROOM
                     return
                 sure = 0
             elif sure > 0:
                 sure -= 1
             else:
-                sure = _sure_events(logs, params, room) - 1
+                sure = _sure_events(logs, room) - 1
                 if sure < 0:
                     stats[ST_PAUSED] = PAUSE_ROOM
                     return
@@ -211,7 +210,7 @@ def _signature():
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two.astype(CX_DTYPE), two, two, two),
-               Packets(two, two), Logs(one, two, two, two, two), empty_clock(1, 1),
+               Packets(two, two), Logs(one, two, two, two, two, one, one), empty_clock(1, 1),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -1,9 +1,11 @@
 """The logs the caller drains: one row per copy delivered to an NP (the delivery log, with each copy's
-header as delivered), one per packet record when it completes (the packet log) and, when asked for, one
-per visit of a packet record to a node (the hop log, records.HR_*). They are the run's observations;
-nothing in the kernel reads them back."""
+header as delivered), one per packet record when it completes (the packet log), both only when the run keeps
+their rows, and, when asked for, one per visit of a packet record to a node (the hop log, records.HR_*).
+Every delivery and record is observed (observations.py) whether or not its row is written. Nothing in the
+kernel reads the logs back."""
 
 from ..jit import kernel_call, kernel_part
+from .observations import observe_delivery, observe_packet
 from .records import (
     DL_CONTENTION,
     DL_CORRUPT,
@@ -77,6 +79,7 @@ from .state import (
     PK_DELIVERIES,
     PK_DEST,
     PK_DIR,
+    PK_DISTANCE,
     PK_DROPPED,
     PK_FORGED,
     PK_HOPS,
@@ -102,15 +105,18 @@ from .state import (
 
 @kernel_part
 def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores):
-    """A copy of packet p reaches the NP of node v at `tick` by receiver context ci; returns its serial and
-    its row of the log."""
+    """A copy of packet p reaches the NP of node v at `tick` by receiver context ci: observed, and a row of the
+    log if the run keeps them; returns its serial."""
     stats = logs.stats
     pk = packets.table
-    dl = logs.deliveries
-    d = stats[ST_DELIVERIES]
-    stats[ST_DELIVERIES] = d + 1
     serial = stats[ST_DELIVERY_SERIAL]
     stats[ST_DELIVERY_SERIAL] = serial + 1
+    observe_delivery(logs, pk[p, PK_UID], pk[p, PK_ROUTE], v, pk[p, PK_DEST], pk[p, PK_CREATE], tick)
+    dl = logs.deliveries
+    if dl.shape[1] == 0:
+        return serial
+    d = stats[ST_DELIVERIES]
+    stats[ST_DELIVERIES] = d + 1
     port = ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES])
     dl[DL_SERIAL, d] = serial
     dl[DL_UID, d] = pk[p, PK_UID]
@@ -131,22 +137,32 @@ def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, 
     dl[DL_CORRUPT, d] = pk[p, PK_CORRUPT]
     dl[DL_CONTENTION, d] = pk[p, PK_CONTENTION]
     dl[DL_LENGTH, d] = pk[p, PK_LEN]
-    words = params[PR_HEADER_WORDS]
-    registers = params[PR_REGISTER_WORDS]
-    # the header as delivered: the registers, as the microprogram left them, and the NP program's words
-    for w in range(registers):
-        logs.delivery_header[d, w] = controller.regs[ci, w]
-    for w in range(registers, words):
-        logs.delivery_header[d, w] = packets.header[p, w]
-    return serial, d
+    for w in range(params[PR_HEADER_WORDS]):
+        logs.delivery_header[d, w] = delivered_word(controller, packets, params, ci, p, w)
+    return serial
+
+
+@kernel_part
+def delivered_word(controller, packets, params, ci, p, w):
+    """Word w of packet p's header as receiver context ci delivers it: the registers, as the microprogram left
+    them, then the NP program's words."""
+    if w < params[PR_REGISTER_WORDS]:
+        return controller.regs[ci, w]
+    return packets.header[p, w]
 
 
 @kernel_part
 def log_packet(packets, logs, p, c):
-    """Packet record p completes at tick c."""
+    """Packet record p completes at tick c: observed, and a row of the log if the run keeps them."""
     pk = packets.table
-    stats = logs.stats
+    observe_packet(logs, pk[p, PK_UID], pk[p, PK_ROUTE], pk[p, PK_LEN], pk[p, PK_HOPS], pk[p, PK_HOPS_INHERITED],
+                   pk[p, PK_STORES], pk[p, PK_BYTES_SENT], pk[p, PK_BYTES_RECEIVED], pk[p, PK_DROPPED],
+                   pk[p, PK_CONTENTION], pk[p, PK_DELIVERIES], pk[p, PK_CONTENDED_KIND], pk[p, PK_CONTENDED_AT],
+                   pk[p, PK_CONTENDED_NODE], pk[p, PK_DISTANCE])
     log = logs.packets
+    if log.shape[1] == 0:
+        return
+    stats = logs.stats
     i = stats[ST_LOGGED]
     stats[ST_LOGGED] = i + 1
     log[PL_UID, i] = pk[p, PK_UID]

@@ -178,12 +178,14 @@ TRAFFIC_UNICAST = 0  # the NP sends it to its destination; no procedure runs on 
 TRAFFIC_INITIATE = 1  # the NP runs its procedure's initiation (a broadcast, a worm, a collective)
 
 # ---- bundles both kernels take --------------------------------------------------------------------------------
-Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", "hops"])  # delivery_header[row, word]
+Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", "hops", "latencies", "observed"])
+# delivery_header[row, word]; latencies: the measured deliveries' (observations.py), observed[OB_*] likewise
 
 
-def empty_logs(stats: np.ndarray, rows: int, header_words: int, hops: bool) -> Logs:
-    """Logs of at least `rows` rows (the hop log only if `hops`). Zeros, not a fill: the OS maps their pages as rows
-    are written.
+def empty_logs(stats: np.ndarray, observed: np.ndarray, rows: int, header_words: int, keep: bool,
+               hops: bool) -> Logs:
+    """Logs of at least `rows` rows: the latencies always, the delivery and packet logs only if the run `keep`s
+    their rows, the hop log only if it keeps `hops`. Zeros, not a fill: the OS maps their pages as rows are written.
 
     A log is field-major, so a record's fields are a column's length apart. With a power-of-two length (the logs'
     usual 32,768 rows) all 19-23 fields of a record fell in one set of the L1 cache, whose sets repeat every 4 KB and
@@ -191,20 +193,30 @@ def empty_logs(stats: np.ndarray, rows: int, header_words: int, hops: bool) -> L
     odd number of 64-byte lines, which puts the fields in different sets (bench/SPEED.md, the stop of 27 November,
     14:31-17:31)."""
     rows = (-(-rows // 8) | 1) * 8
-    return Logs(stats, np.zeros((DL_ROWS, rows), np.int64), np.zeros((rows, max(header_words, 1)), np.int64),
-                np.zeros((PL_ROWS, rows), np.int64), np.zeros((HR_ROWS, rows if hops else 0), np.int64))
+    kept = rows if keep else 0
+    return Logs(stats, np.zeros((DL_ROWS, kept), np.int64), np.zeros((kept, max(header_words, 1)), np.int64),
+                np.zeros((PL_ROWS, kept), np.int64), np.zeros((HR_ROWS, rows if hops else 0), np.int64),
+                np.zeros(rows, np.int64), observed)
+
+
+def log_capacity(logs: Logs) -> int:
+    """The rows each of the logs holds (those the run keeps, and the latencies)."""
+    return logs.latencies.shape[0]
 
 
 def grown_logs(logs: Logs, need: int, most: int) -> Logs:
     """Drained logs, for the rest of the run: twice as many rows, up to `most` (or 2 x `need` if one step of the
     kernel may write `need` rows and they hold fewer), or the same logs if they have that many already."""
-    capacity = logs.deliveries.shape[1]
+    capacity = log_capacity(logs)
     rows = min(2 * capacity, most)
     if capacity < need:
         rows = max(rows, 2 * need)
     if rows <= capacity:
         return logs
-    return empty_logs(logs.stats, rows, logs.delivery_header.shape[1], logs.hops.shape[1] > 0)
+    return empty_logs(logs.stats, logs.observed, rows, logs.delivery_header.shape[1], logs.packets.shape[1] > 0,
+                      logs.hops.shape[1] > 0)
+
+
 # What an NP procedure may read: its own parameters, the topology, where its header fields are
 # (field[i]: header word of its i-th declared field) and where the route words are (harts.np.program).
 System = namedtuple("System", ["params", "neighbours", "in_port", "field", "route"])

@@ -64,7 +64,8 @@ PK_CONTENDED_KIND = 34  # the CONTENTION_* mark of that wait
 PK_VISIT_PORT = 35  # the receiver it came in on; -1: from this node's NP
 PK_VISIT_IN = 36  # tick its first byte reached that receiver; from the NP: the tick it was ready in the BMU
 PK_STORED_AT = 37  # tick of the receiver's 'store'
-PK_ROWS = 38
+PK_DISTANCE = 38  # ROUTE_DESTINATION: hops of a shortest route from its sender to its destination (the checks')
+PK_ROWS = 39
 
 # ---- contexts: P link receivers then B BMU bus interfaces per node ----------------------------------------
 CX_PC = 0

@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..controller import isa
+from ..controller import observations as O
 from ..controller import records as R
 from ..controller import state as S
 from ..controller.engine import compiled_kernel, run_kernel
@@ -146,7 +147,8 @@ class CutThroughSimulation(Simulation):
                            np.zeros((topo.n_nodes, max(1, program.state_words)), dtype=np.int64),
                            np.zeros((MAX_SENDS, S_HEADER + words), dtype=np.int64), system)
 
-    def _initial_state(self, faults: FaultSet, hops: bool, packets_known: int) -> dict:
+    def _initial_state(self, faults: FaultSet, hops: bool, packets_known: int, keep: bool,
+                       observed: np.ndarray) -> dict:
         """Every table of the kernel, allocated once for the run (pools and logs grow if the kernel asks; the logs
         start with room for the `packets_known` packets of a run given its traffic whole)."""
         topo = self.topology
@@ -182,7 +184,7 @@ class CutThroughSimulation(Simulation):
             "machine": self._machine(params),
             "controller": S.Controller(ctx, S.line_table(contexts, self.layout.registers), tx, node),
             "packets": S.packet_pool(records, words),
-            "logs": R.empty_logs(stats, first_log_rows(packets_known, LOG_ROWS), words, hops),
+            "logs": R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops),
             "clock": S.empty_clock(topo.n_nodes, per_node),
             "processor": self._processor(),
         }
@@ -197,11 +199,11 @@ class CutThroughSimulation(Simulation):
                                                                                        f"up to cycle {limit} (2^31 "
                                                                                        f"ticks of {bpc} per cycle)")
         faults = self.faults if faults is None else faults
-        state = self._initial_state(faults, hops, len(traffic) if isinstance(traffic, Traffic) else 0)
+        recorder = Recorder(self, keep, hops)
+        state = self._initial_state(faults, hops, len(traffic) if isinstance(traffic, Traffic) else 0, keep,
+                                    recorder.observed())
         machine = state["machine"]
         stats, params = state["logs"].stats, machine.params
-        recorder = Recorder(self, keep, hops)
-        checks = RunChecks(self) if check else None
         chunks = Lookahead(source.chunks())
         uids = 0
         table, uids, more = self._next_chunk(chunks, uids)
@@ -244,7 +246,7 @@ class CutThroughSimulation(Simulation):
                 if bar is not None:
                     bar.update(min(horizon, int(stats[S.ST_TIME]) // bpc) - bar.n)
                 if paused == S.PAUSE_ROOM:
-                    self._make_room(state, recorder, checks)
+                    self._make_room(state, recorder)
                 elif paused == S.PAUSE_TRAFFIC:
                     table, uids, more = self._next_chunk(chunks, uids)
                     stats[S.ST_NEXT_TRAFFIC] = 0
@@ -259,7 +261,7 @@ class CutThroughSimulation(Simulation):
             if bar is not None:
                 bar.close()
         wall = time.perf_counter() - loaded
-        self._drain(state, recorder, checks)
+        self._drain(state, recorder)
         node = state["controller"].node
         # Bring the occupancy integrals up to the end of the last tick.
         end = int(stats[S.ST_TIME]) + 1
@@ -271,16 +273,18 @@ class CutThroughSimulation(Simulation):
         result = Result(self.config, self.topology, self.switching, bpc, end, self.layout, self.program,
                         source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(), network,
                         self._counts(stats), stats, wall, loaded - started, faults, state["processor"].state, taken)
-        if checks is not None:
-            checks.finish(result, self._end_problems(result, state, checks.bytes_sent))
+        if check:
+            checks = RunChecks()
+            checks.take(state["logs"].observed)
+            checks.finish(result, self._end_problems(result, state))
         return result
 
-    def _end_problems(self, result: Result, state: dict, bytes_sent: int) -> list[str]:
+    def _end_problems(self, result: Result, state: dict) -> list[str]:
         """What the machine's state at the end of the run says about the invariants."""
         problems = []
         stats, nodes = result.stats, result.network.nodes
         ctx = state["controller"].ctx
-        if int(result.network.transmitters[:, S.TX_BYTES].sum()) != bytes_sent:
+        if int(result.network.transmitters[:, S.TX_BYTES].sum()) != state["logs"].observed[O.OB_BYTES_SENT]:
             problems.append("transmitter byte counters disagree with the packets' byte counts")
         if stats[S.ST_STORED_IN] != stats[S.ST_STORED_OUT]:
             problems.append(f"BMUs took in {int(stats[S.ST_STORED_IN])} transit bytes but sent on "
@@ -317,17 +321,16 @@ class CutThroughSimulation(Simulation):
             "forged_packets": int(stats[S.ST_FORGED]),
         }
 
-    def _make_room(self, state: dict, recorder: Recorder, checks) -> None:
+    def _make_room(self, state: dict, recorder: Recorder) -> None:
         """Drain the logs if they are nearly full, and double them up to LOG_ROWS (or further, if one event may write
         more rows than they hold); otherwise a pool is short: double it (the kernel asks again if one event needs
         still more)."""
         logs = state["logs"]
         stats = logs.stats
         room = int(state["machine"].params[S.PR_ROOM])
-        capacity = logs.deliveries.shape[1]
-        if capacity - stats[S.ST_DELIVERIES] < room or logs.packets.shape[1] - stats[S.ST_LOGGED] < room or \
-                (logs.hops.shape[1] and logs.hops.shape[1] - stats[S.ST_HOP_ROWS] < room):
-            self._drain(state, recorder, checks)
+        if R.log_capacity(logs) - max(stats[S.ST_DELIVERIES], stats[S.ST_LOGGED], stats[S.ST_HOP_ROWS],
+                                      logs.observed[O.OB_LATENCY_ROWS]) < room:
+            self._drain(state, recorder)
             state["logs"] = R.grown_logs(logs, room, LOG_ROWS)
             return
         if stats[S.ST_FREE_COUNT] <= stats[S.ST_EVENT_FREE_COUNT]:
@@ -337,8 +340,8 @@ class CutThroughSimulation(Simulation):
             state["processor"] = processor._replace(events=R.grow_events(processor.events, stats, S.ST_EVENT_FREE_HEAD,
                                                                         S.ST_EVENT_FREE_COUNT))
 
-    def _drain(self, state: dict, recorder: Recorder, checks) -> None:
-        recorder.drain(state["logs"], (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS), checks)
+    def _drain(self, state: dict, recorder: Recorder) -> None:
+        recorder.drain(state["logs"], (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS))
 
     def _raise_on_error(self, stats: np.ndarray, state: dict) -> None:
         code = int(stats[S.ST_ERROR])

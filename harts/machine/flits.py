@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..controller import isa
+from ..controller import observations as O
 from ..controller import records as R
 from ..controller.flits import state as S
 from ..controller.flits.kernel import compiled_flit_kernel, flit_kernel_is_cached
@@ -208,7 +209,8 @@ class FlitSimulation(Simulation):
                          [R.DROP_DEAD_LINK, R.DROP_CRASHED_NODE, R.DROP_BYZANTINE_NODE], 0)
         return np.ascontiguousarray(lost.reshape(-1), dtype=np.int64)
 
-    def _state(self, faults: FaultSet, hops: bool, counters: bool, packets_known: int) -> dict:
+    def _state(self, faults: FaultSet, hops: bool, counters: bool, packets_known: int, keep: bool,
+               observed: np.ndarray) -> dict:
         """Every table of the kernel, allocated once for the run (pools grow if the kernel asks). The packet pool
         starts with room for `packets_known` records (the unicasts of traffic given whole): it is touched only
         as records are used, so the room costs address space, and a saturated run need not grow it."""
@@ -270,7 +272,7 @@ class FlitSimulation(Simulation):
                     np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64),
                     np.zeros(bitmap_words, np.int64), np.zeros(summary_words, np.int64), np.full(rows, -1, np.int64),
                     np.full(rows, -1, np.int64))
-        logs = R.empty_logs(stats, first_log_rows(packets_known, LOG_ROWS), words, hops)
+        logs = R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops)
         return {"machine": machine, "switch": switch, "packets": S.empty_pool(records, words),
                 "logs": logs, "run": run, "processor": self._processor(events)}
 
@@ -295,12 +297,14 @@ class FlitSimulation(Simulation):
         traffic, source = self.traffic_source(traffic, S.HELD_CYCLE_LIMIT, f"the flit-level kernel runs up to cycle "
                                                                            f"{S.HELD_CYCLE_LIMIT:,} (2^31 - 1)")
         faults = self.faults if faults is None else faults
-        state = self._state(faults, hops, counters, len(traffic) if isinstance(traffic, Traffic) else 0)
+        recorder = Recorder(self, keep, hops)
+        # a circuit's probes may cross links several times before the last attempt's path: their flits are not
+        # length x hops
+        observed = recorder.observed(hops_are_bytes=self.microprogram.switching != isa.SWITCHING_CIRCUIT)
+        state = self._state(faults, hops, counters, len(traffic) if isinstance(traffic, Traffic) else 0, keep,
+                            observed)
         machine, run = state["machine"], state["run"]
         stats, params = run.stats, machine.params
-        recorder = Recorder(self, keep, hops)
-        checks = RunChecks(self, retried_probes=self.microprogram.switching == isa.SWITCHING_CIRCUIT) \
-            if check else None
         chunks = Lookahead(source.chunks())
         table, uids, more = self._next_chunk(chunks, 0)
         last_create = int(table[R.TR_CREATE, -1]) if table.shape[1] else 0
@@ -333,7 +337,7 @@ class FlitSimulation(Simulation):
                 if bar is not None:
                     bar.update(min(horizon, int(stats[S.ST_TIME])) - bar.n)
                 if paused == S.PAUSE_ROOM:
-                    self._make_room(state, recorder, checks)
+                    self._make_room(state, recorder)
                 elif paused == S.PAUSE_TRAFFIC:
                     table, uids, more = self._next_chunk(chunks, uids)
                     stats[S.ST_NEXT_TRAFFIC] = 0
@@ -346,7 +350,7 @@ class FlitSimulation(Simulation):
             if bar is not None:
                 bar.close()
         wall = time.perf_counter() - loaded
-        self._drain(state, recorder, checks)
+        self._drain(state, recorder)
         if stats[S.ST_ERROR] != 0:
             self._raise(state)
         end = int(stats[S.ST_TIME]) + 1
@@ -365,8 +369,10 @@ class FlitSimulation(Simulation):
                         source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(), network,
                         self._counts(stats, recorder), stats, wall, loaded - started, faults,
                         state["processor"].state, {})
-        if checks is not None:
-            checks.finish(result, self._end_problems(state, recorder, checks.bytes_sent))
+        if check:
+            checks = RunChecks()
+            checks.take(observed)
+            checks.finish(result, self._end_problems(state, recorder))
         return result
 
     def _traffic_ends(self, params: np.ndarray, more: bool, last_create: int) -> None:
@@ -388,7 +394,7 @@ class FlitSimulation(Simulation):
             "forged_packets": int(stats[S.ST_FORGED]),
         }
 
-    def _make_room(self, state: dict, recorder: Recorder, checks) -> None:
+    def _make_room(self, state: dict, recorder: Recorder) -> None:
         """Drain the logs if they are nearly full, and double them up to LOG_ROWS (or further, if one cycle needs
         more than they hold); otherwise a pool is short: double it (the kernel asks again if one event needs still
         more)."""
@@ -396,10 +402,9 @@ class FlitSimulation(Simulation):
         stats = run.stats
         due = int(stats[S.ST_HEAP]) + int(stats[S.ST_WHEELED])
         need = 4 * (int(stats[S.ST_ACTIVE]) + due) + int(state["machine"].params[S.PR_ROOM])
-        capacity = logs.deliveries.shape[1]
-        if capacity - stats[S.ST_DELIVERIES] < need or capacity - stats[S.ST_LOGGED] < need or \
-                (logs.hops.shape[1] and capacity - stats[S.ST_HOP_ROWS] < need):
-            self._drain(state, recorder, checks)
+        if R.log_capacity(logs) - max(stats[S.ST_DELIVERIES], stats[S.ST_LOGGED], stats[S.ST_HOP_ROWS],
+                                      logs.observed[O.OB_LATENCY_ROWS]) < need:
+            self._drain(state, recorder)
             state["logs"] = R.grown_logs(logs, need, LOG_ROWS)
             return
         room = int(state["machine"].params[S.PR_ROOM])
@@ -416,10 +421,10 @@ class FlitSimulation(Simulation):
                                                                          S.ST_EVENT_FREE_HEAD,
                                                                          S.ST_EVENT_FREE_COUNT))
 
-    def _drain(self, state: dict, recorder: Recorder, checks) -> None:
-        recorder.drain(state["logs"], (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS), checks)
+    def _drain(self, state: dict, recorder: Recorder) -> None:
+        recorder.drain(state["logs"], (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS))
 
-    def _end_problems(self, state: dict, recorder: Recorder, link_flits: int) -> list[str]:
+    def _end_problems(self, state: dict, recorder: Recorder) -> list[str]:
         """What the machine's state at the end of the run says about the invariants: every flit ejected once per
         copy, no buffer above its depth, every VC released and every buffer empty, the links' flit counts."""
         switch, run = state["switch"], state["run"]
@@ -443,6 +448,7 @@ class FlitSimulation(Simulation):
         ports = self.topology.n_ports
         span = ports + self.params.np_channels
         on_links = int(switch.ports[:, S.PT_FLITS].reshape(-1, span)[:, :ports].sum())
+        link_flits = int(state["logs"].observed[O.OB_BYTES_SENT])
         if on_links != link_flits:
             problems.append(f"link flit counters ({on_links}) disagree with the packets' ({link_flits})")
         return problems

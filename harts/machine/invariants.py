@@ -1,7 +1,8 @@
 """Invariants, checked on every run of either kernel: every packet delivered once where it should be or
 dropped by a named fault, no byte (flit) lost or duplicated, no buffer over capacity, nothing left behind.
-The per-packet checks run on the logs as they are drained, so they cost no memory; the end-of-run checks
-look at the machine's state (each kernel's own, in its machine module); the NP program adds its own
+The per-packet checks are the kernel's, made as each delivery and packet record completes
+(controller/observations.py), so they cost no memory and need no log rows; the end-of-run checks look at the
+machine's state (each kernel's own, in its machine module); the NP program adds its own
 (Program.check) when the run kept its logs. A violation is a SimulationError naming the first offending
 packet."""
 
@@ -9,53 +10,38 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..controller import records as R
+from ..controller import observations as O
 from ..errors import SimulationError
-from . import log_sums
 
 
 class RunChecks:
-    def __init__(self, simulation, retried_probes: bool = False):
-        self.topology = simulation.topology
-        self.config = simulation.config
-        # a circuit's probes may cross links several times before the last attempt's path: their bytes are not
-        # length x hops
-        self.retried_probes = retried_probes
+    def __init__(self):
         self.problems: list[str] = []
-        self.bytes_sent = 0
 
     def _problem(self, count: int, text: str) -> None:
         if count and len(self.problems) < 8:
             self.problems.append(text)
 
-    def take(self, deliveries: np.ndarray, packets: np.ndarray) -> None:
-        pl, dl = packets, deliveries
-        found = log_sums.packet_checks(self.topology, pl, dl, not self.retried_probes)
-        self.bytes_sent += int(found[log_sums.CHECK_BYTES_SENT])
+    def take(self, observed: np.ndarray) -> None:
+        """The kernel's per-packet checks over the whole run (logs.observed: controller/observations.py); `c`: its
+        counts by name."""
+        c = {name: int(observed[getattr(O, "OB_" + name.upper())]) for name in (
+            "lost_bytes", "lost_uid", "lost_sent", "lost_received", "bytes_not_hops", "not_once", "not_once_uid",
+            "not_once_deliveries", "not_once_dropped", "not_shortest", "wrong_node", "wrong_uid", "wrong_at",
+            "wrong_dest")}
         # every byte put on a link is taken in at the far end (or swallowed by the fault there), and only once
-        if found[log_sums.CHECK_LOST_BYTES]:
-            i = found[log_sums.CHECK_LOST_BYTES_FIRST]
-            self._problem(found[log_sums.CHECK_LOST_BYTES],
-                          f"{found[log_sums.CHECK_LOST_BYTES]} packets lost or duplicated bytes on links (packet "
-                          f"{pl[R.PL_UID, i]}: sent {pl[R.PL_BYTES_SENT, i]}, received {pl[R.PL_BYTES_RECEIVED, i]})")
-        self._problem(found[log_sums.CHECK_BYTES_NOT_HOPS],
-                      f"{found[log_sums.CHECK_BYTES_NOT_HOPS]} packets sent other than length x hops bytes (flits)")
+        self._problem(c["lost_bytes"], f"{c['lost_bytes']} packets lost or duplicated bytes on links (packet "
+                                       f"{c['lost_uid']}: sent {c['lost_sent']}, received {c['lost_received']})")
+        self._problem(c["bytes_not_hops"], f"{c['bytes_not_hops']} packets sent other than length x hops bytes (flits)")
         # a unicast is delivered exactly once unless a named fault dropped it, and then never
-        if found[log_sums.CHECK_NOT_ONCE]:
-            i = found[log_sums.CHECK_NOT_ONCE_FIRST]
-            self._problem(found[log_sums.CHECK_NOT_ONCE],
-                          f"{found[log_sums.CHECK_NOT_ONCE]} unicast packets neither delivered exactly once nor "
-                          f"dropped by a fault (packet {pl[R.PL_UID, i]}: delivered {pl[R.PL_DELIVERIES, i]} times, "
-                          f"dropped: {bool(pl[R.PL_DROPPED, i])})")
+        self._problem(c["not_once"], f"{c['not_once']} unicast packets neither delivered exactly once nor dropped by a "
+                                     f"fault (packet {c['not_once_uid']}: delivered {c['not_once_deliveries']} times, "
+                                     f"dropped: {bool(c['not_once_dropped'])})")
         # ... over a shortest path: the route offsets only ever shrink
-        longer = found[log_sums.CHECK_NOT_SHORTEST]
-        self._problem(longer, f"{longer} unicast packets took a path that is not a shortest one")
+        self._problem(c["not_shortest"], f"{c['not_shortest']} unicast packets took a path that is not a shortest one")
         # ... at its destination
-        if found[log_sums.CHECK_WRONG_NODE]:
-            i = found[log_sums.CHECK_WRONG_NODE_FIRST]
-            self._problem(found[log_sums.CHECK_WRONG_NODE],
-                          f"{found[log_sums.CHECK_WRONG_NODE]} unicast packets delivered to the wrong node (packet "
-                          f"{dl[R.DL_UID, i]} to {dl[R.DL_NODE, i]}, destination {dl[R.DL_DEST, i]})")
+        self._problem(c["wrong_node"], f"{c['wrong_node']} unicast packets delivered to the wrong node (packet "
+                                       f"{c['wrong_uid']} to {c['wrong_at']}, destination {c['wrong_dest']})")
 
     def finish(self, result, kernel_problems: list[str]) -> None:
         """The end of the run: the kernel's own end checks (its machine module's), then the NP program's."""

@@ -14,11 +14,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..controller import observations as O
 from ..controller import records as R
 from ..controller import state as S
 from ..errors import SimulationError
 from ..network import Topology
-from . import log_sums
 from .config import Config
 from .hops import HopRecords
 from .traffic import links_per_node, uniform_node_load
@@ -26,8 +26,8 @@ from .traffic import links_per_node, uniform_node_load
 NP_UID_BASE = R.NP_UID_BASE
 CONTENTION_MARKS = (("stored", R.CONTENTION_STORED), ("retried", R.CONTENTION_RETRIED),
                     ("queued", R.CONTENTION_QUEUED), ("blocked", R.CONTENTION_BLOCKED))
-CONTENTION_SUMS = (("stored", log_sums.SUM_STORED), ("retried", log_sums.SUM_RETRIED), ("queued", log_sums.SUM_QUEUED),
-                   ("blocked", log_sums.SUM_BLOCKED))  # Tally.contention's names, where packet_sums sums each
+CONTENTION_SUMS = (("stored", O.OB_STORED), ("retried", O.OB_RETRIED), ("queued", O.OB_QUEUED),
+                   ("blocked", O.OB_BLOCKED))  # Tally.contention's names, where the kernel counts each
 
 
 class LatencyCounts:
@@ -65,7 +65,7 @@ class LatencyCounts:
 
 @dataclass
 class Tally:
-    """Sums over a run that the summary needs, kept as the logs are drained."""
+    """Sums over a run that the summary needs, taken from the kernel's observations as the logs are drained."""
 
     unicast_packets: int = 0  # traffic unicast packets completed
     unicast_hops: int = 0
@@ -82,6 +82,22 @@ class Tally:
     contended_records: int = 0
     first_wait: tuple | None = None  # earliest_wait of every packet so far
 
+    def take(self, observed: np.ndarray) -> None:
+        """The kernel's sums so far (logs.observed: controller/observations.py)."""
+        self.unicast_packets = int(observed[O.OB_UNICAST_PACKETS])
+        self.unicast_hops = int(observed[O.OB_UNICAST_HOPS])
+        self.unicast_stores = int(observed[O.OB_UNICAST_STORES])
+        self.unicast_dropped = int(observed[O.OB_UNICAST_DROPPED])
+        self.deliveries = int(observed[O.OB_DELIVERIES])
+        self.records = int(observed[O.OB_RECORDS])
+        self.link_hops = int(observed[O.OB_LINK_HOPS])
+        self.copy_length = int(observed[O.OB_COPY_LENGTH])
+        self.contended_records = int(observed[O.OB_CONTENDED])
+        for name, row in CONTENTION_SUMS:
+            self.contention[name] = int(observed[row])
+        self.first_wait = None if observed[O.OB_WAIT_KIND] == 0 else tuple(
+            int(observed[row]) for row in (O.OB_WAIT_AT, O.OB_WAIT_UID, O.OB_WAIT_NODE, O.OB_WAIT_KIND))
+
     def latency_quantile(self, q: float) -> int | None:
         """The smallest latency (ticks) at or below which a share q of the measured deliveries fall."""
         if not self.measured:
@@ -92,15 +108,14 @@ class Tally:
 
 def earliest_wait(packets: np.ndarray) -> tuple[int, int, int, int] | None:
     """(tick, uid, node, CONTENTION_* mark) of the earliest wait of a packet itself among these packet-log
-    columns (ties: the lower uid); None if none of them waited."""
-    return _first_wait(log_sums.packet_sums(packets))
-
-
-def _first_wait(sums: np.ndarray) -> tuple[int, int, int, int] | None:
-    if sums[log_sums.WAIT_KIND] == 0:
+    columns (ties: the lower uid); None if none of them waited. The kernels keep the same of the whole run
+    (Tally.first_wait); this is for a part of a kept log."""
+    waited = np.flatnonzero(packets[R.PL_CONTENDED_KIND])
+    if waited.size == 0:
         return None
-    rows = (log_sums.WAIT_AT, log_sums.WAIT_UID, log_sums.WAIT_NODE, log_sums.WAIT_KIND)
-    return tuple(int(sums[row]) for row in rows)
+    first = waited[np.lexsort((packets[R.PL_UID, waited], packets[R.PL_CONTENDED_AT, waited]))[0]]
+    return tuple(int(packets[row, first]) for row in (R.PL_CONTENDED_AT, R.PL_UID, R.PL_CONTENDED_NODE,
+                                                      R.PL_CONTENDED_KIND))
 
 
 def latency_counts(latency: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +142,8 @@ def describe_wait(wait: tuple[int, int, int, int] | None, ticks_per_cycle: int, 
 
 
 class Recorder:
-    """Takes the drained logs: sums what the summary needs and, if asked, keeps every row."""
+    """Takes the drained logs: the measured latencies, the kernel's observations (controller/observations.py) and,
+    if asked, every row."""
 
     def __init__(self, simulation, keep: bool, hops: bool):
         self.keep = keep
@@ -142,52 +158,33 @@ class Recorder:
         self._hops: list[np.ndarray] = []
         self._words = simulation.layout.words
 
-    def drain(self, logs: R.Logs, rows: tuple[int, int, int], checks) -> None:
-        """Take the rows the kernel logged since the last drain, hand them to the run's checks (if any), and empty
-        the logs; `rows`: where the kernel counts the delivery, packet and hop log's rows in logs.stats. The
-        kernel writes over its logs afterwards, so rows are copied only where they are kept."""
-        stats = logs.stats
-        deliveries = logs.deliveries[:, : stats[rows[0]]]
-        header = logs.delivery_header[: stats[rows[0]]]
-        packets = logs.packets[:, : stats[rows[1]]]
-        hops = logs.hops[:, : stats[rows[2]]]
-        if self.keep:
-            deliveries, header, packets = deliveries.copy(), header.copy(), packets.copy()
-        if self.keep_hops:
-            hops = hops.copy()
-        if checks is not None:
-            checks.take(deliveries, packets)
-        self.take(deliveries, header, packets, hops)
-        for row in rows:
-            stats[row] = 0
+    def observed(self, hops_are_bytes: bool = True) -> np.ndarray:
+        """The kernel's observations for a new run (logs.observed), with the run's settings in it."""
+        observed = np.zeros(O.OB_ROWS, np.int64)
+        observed[O.OB_WARMUP] = self.warmup_ticks
+        observed[O.OB_HOPS_ARE_BYTES] = hops_are_bytes
+        return observed
 
-    def take(self, deliveries: np.ndarray, header: np.ndarray, packets: np.ndarray, hops: np.ndarray) -> None:
+    def drain(self, logs: R.Logs, rows: tuple[int, int, int]) -> None:
+        """Take the rows the kernel logged since the last drain and empty the logs; `rows`: where the kernel counts
+        the delivery, packet and hop log's rows in logs.stats. The kernel writes over its logs afterwards, so rows
+        are copied where they are kept."""
+        stats, observed = logs.stats, logs.observed
+        latency = logs.latencies[: observed[O.OB_LATENCY_ROWS]]
         t = self.tally
-        t.deliveries += deliveries.shape[1]
-        latency = log_sums.delivery_latencies(deliveries, self.warmup_ticks)
         t.measured += latency.size
         t.latency_sum += int(latency.sum())
         t.latencies.add(latency)
-        sums = log_sums.packet_sums(packets)
-        t.unicast_packets += int(sums[log_sums.SUM_UNICAST_PACKETS])
-        t.unicast_hops += int(sums[log_sums.SUM_UNICAST_HOPS])
-        t.unicast_stores += int(sums[log_sums.SUM_UNICAST_STORES])
-        t.unicast_dropped += int(sums[log_sums.SUM_UNICAST_DROPPED])
-        t.records += packets.shape[1]
-        t.link_hops += int(sums[log_sums.SUM_LINK_HOPS])
-        t.copy_length += int(sums[log_sums.SUM_COPY_LENGTH])
-        t.contended_records += int(sums[log_sums.SUM_CONTENDED])
-        for name, row in CONTENTION_SUMS:
-            t.contention[name] += int(sums[row])
-        wait = _first_wait(sums)
-        if wait is not None:
-            t.first_wait = min(t.first_wait or wait, wait)
+        observed[O.OB_LATENCY_ROWS] = 0
+        t.take(observed)
         if self.keep:
-            self._deliveries.append(deliveries)
-            self._header.append(header)
-            self._packets.append(packets)
+            self._deliveries.append(logs.deliveries[:, : stats[rows[0]]].copy())
+            self._header.append(logs.delivery_header[: stats[rows[0]]].copy())
+            self._packets.append(logs.packets[:, : stats[rows[1]]].copy())
         if self.keep_hops:
-            self._hops.append(hops)
+            self._hops.append(logs.hops[:, : stats[rows[2]]].copy())
+        for row in rows:
+            stats[row] = 0
 
     def finish(self) -> Logs:
         hops = None

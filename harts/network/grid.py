@@ -80,15 +80,16 @@ def tie_goes_negative(key, uid, axis):
 def destination_offsets(offsets, machine, tie_key, node, destination, uid, out):
     """Packet uid's route offsets from node to destination, by the network's offsets function, into out; with
     a tie_key (routing.torus_tie: random), each half-way-round axis (offset +side/2 on an even torus side)
-    turns to -side/2 when tie_goes_negative draws it."""
+    turns to -side/2 when tie_goes_negative draws it. Returns the hops of the route (either way round a tie)."""
     shape = machine.shape
-    offsets(node, destination, shape, machine.offset_table, out)
+    hops = offsets(node, destination, shape, machine.offset_table, out)
     if tie_key == 0:
-        return
+        return hops
     for axis in range(shape.shape[0]):
         side = shape[axis]
         if side % 2 == 0 and out[axis] == side // 2 and tie_goes_negative(tie_key, uid, axis):
             out[axis] = -out[axis]
+    return hops
 
 
 def torus_tie_key(config) -> int:

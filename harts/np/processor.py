@@ -10,7 +10,7 @@ holding the NP, and all the sends of one procedure run go together, so the links
 
 from ..controller.bmu import bmu_enqueue
 from ..controller.clock import schedule
-from ..controller.logs import log_delivery, log_visit
+from ..controller.logs import delivered_word, log_delivery, log_visit
 from ..controller.packets import (
     complete,
     handed_over,
@@ -75,6 +75,7 @@ from ..controller.state import (
     PK_DELIVERIES,
     PK_DEST,
     PK_DIR,
+    PK_DISTANCE,
     PK_DROPPED,
     PK_FORGED,
     PK_HOPS,
@@ -187,7 +188,7 @@ def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, t
     params = machine.params
     stats = logs.stats
     pk = packets.table
-    serial, d = log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores)
+    serial = log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores)
     pk[p, PK_DELIVERIES] += 1
     stats[ST_LAST_PROGRESS] = c
     if pk[p, PK_NOTIFY] & NOTIFY_ARRIVED != 0 and v == pk[p, PK_DEST]:
@@ -212,7 +213,7 @@ def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, t
     events[e, E_CONTENTION] = pk[p, PK_CONTENTION]
     events[e, E_FORGED] = pk[p, PK_FORGED]
     for w in range(params[PR_HEADER_WORDS]):
-        events[e, E_HEADER + w] = logs.delivery_header[d, w]
+        events[e, E_HEADER + w] = delivered_word(controller, packets, params, ci, p, w)
     _post(machine, controller, processor, clock, stats, e, v, c)
 
 
@@ -296,8 +297,8 @@ def _make_sends(offsets, machine, controller, packets, logs, clock, processor, c
             packets.header[q, w] = sends[s, S_HEADER + w]
         if sends[s, S_ROUTE] == ROUTE_DESTINATION:
             pk[q, PK_DEST] = sends[s, S_DESTINATION]
-            destination_offsets(offsets, machine, params[PR_TIE_KEY], v, sends[s, S_DESTINATION], pk[q, PK_UID],
-                                packets.header[q])
+            pk[q, PK_DISTANCE] = destination_offsets(offsets, machine, params[PR_TIE_KEY], v,
+                                                     sends[s, S_DESTINATION], pk[q, PK_UID], packets.header[q])
         pk[q, PK_READY] = handed + sends[s, S_DELAY] + params[PR_BMU_SETUP]
         handed_over(pk, params, q, pk[q, PK_READY])
         bmu_enqueue(controller, packets, clock, stats, params, v, q, c)
@@ -371,8 +372,8 @@ def np_inject(offsets, procedure, machine, controller, packets, logs, clock, pro
                 log_visit(logs, pk[p, PK_UID], v, -1, -2, c, c, -1, -1, ACT_DROPPED, 0, 0, DROP_CRASHED_NODE)
             complete(packets, logs, p, c)
             return
-        destination_offsets(offsets, machine, params[PR_TIE_KEY], v, traffic[TR_DEST, i], pk[p, PK_UID],
-                            packets.header[p])
+        pk[p, PK_DISTANCE] = destination_offsets(offsets, machine, params[PR_TIE_KEY], v, traffic[TR_DEST, i],
+                                                 pk[p, PK_UID], packets.header[p])
         pk[p, PK_READY] = c + params[PR_NP_SEND] + params[PR_BMU_SETUP]
         handed_over(pk, params, p, pk[p, PK_READY])
         bmu_enqueue(controller, packets, clock, stats, params, v, p, c)

@@ -15,6 +15,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ...jit import kernel_call, kernel_entry, kernel_part, prefetch
 from ...np.program import EVENT_ARRIVED, EVENT_SENT
 from .. import isa
+from ..observations import OB_LATENCY_ROWS
 from ..records import (
     ACT_DELIVERED,
     ACT_DROPPED,
@@ -597,7 +598,7 @@ def _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, o, deli
         at = t + params[PR_EJECT_DELAY]
         node = machine.input_node[i]
         port = _in_port(machine, i)
-        serial, row = log_copy(switch, packets, logs, params, i, pkt, node, port, at)
+        serial = log_copy(switch, packets, logs, params, i, pkt, node, port, at)
         table[pkt, PK_COPIES] += 1
         if delivering:
             if table[pkt, PK_DELIVERED] >= 0:
@@ -607,7 +608,7 @@ def _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, o, deli
             table[pkt, PK_DELIVERED] = at
         # NP events are rare beside flits: their code stays out of line, called only when asked for
         if table[pkt, PK_NOTIFY] & NOTIFY_DELIVERED != 0:
-            np_copy(machine, switch, packets, logs, run, processor, i, pkt, node, port, at, serial, row)
+            np_copy(machine, switch, packets, logs, run, processor, i, pkt, node, port, at, serial)
         if delivering and table[pkt, PK_NOTIFY] & NOTIFY_ARRIVED != 0:
             np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_ARRIVED, table[pkt, PK_SOURCE], at)
     return True
@@ -839,7 +840,7 @@ def _allocate(machine, switch, packets, logs, run, processor, t):
 # ---- the loop ------------------------------------------------------------------------------------------------------
 
 @kernel_part
-def _room_for(machine, logs, run, records, rows):
+def _room_for(logs, run, records, rows):
     """Whether the pools can take `records` more packet records and NP events, the NP events and logs `rows`
     more (a cycle's contexts and grants write at most a few rows each, so `rows` covers the bound inputs and
     the contexts due as well)."""
@@ -847,9 +848,9 @@ def _room_for(machine, logs, run, records, rows):
     rows += 4 * (stats[ST_ACTIVE] + stats[ST_HEAP] + stats[ST_WHEELED])
     return (stats[ST_FREE_COUNT] >= records and stats[ST_EVENT_FREE_COUNT] >= records + rows
             and run.birth_cycle.shape[0] - stats[ST_BIRTHS] >= records + 2
-            and logs.deliveries.shape[1] - stats[ST_DELIVERIES] >= rows
-            and logs.packets.shape[1] - stats[ST_LOGGED] >= rows
-            and (machine.params[PR_HOP_LOG] == 0 or logs.hops.shape[1] - stats[ST_HOP_ROWS] >= rows))
+            # every log the run writes has the latencies' rows (records.empty_logs); the others count none
+            and logs.latencies.shape[0] - max(stats[ST_DELIVERIES], stats[ST_LOGGED], stats[ST_HOP_ROWS],
+                                              logs.observed[OB_LATENCY_ROWS]) >= rows)
 
 
 @kernel_part
@@ -873,7 +874,7 @@ def run_flits(offsets, procedure, machine, switch, packets, logs, run, processor
         if stats[ST_WHEEL_FROM] < t:
             stats[ST_WHEEL_FROM] = t  # a new cycle: its contexts are still to run
         if stats[ST_PHASE] == PHASE_ROOM:
-            if not _room_for(machine, logs, run, 0, room):
+            if not _room_for(logs, run, 0, room):
                 _pause(stats, PAUSE_ROOM, t)
                 return
             stats[ST_PHASE] = PHASE_ARRIVALS
@@ -882,7 +883,7 @@ def run_flits(offsets, procedure, machine, switch, packets, logs, run, processor
             enqueue(machine, switch, packets, run, q, packets.table[q, PK_SOURCE], t)
         i = stats[ST_NEXT_TRAFFIC]
         while i < n_traffic and traffic[TR_CREATE, i] <= t:
-            if not _room_for(machine, logs, run, room, room):
+            if not _room_for(logs, run, room, room):
                 _pause(stats, PAUSE_ROOM, t)
                 return
             np_inject(offsets, procedure, machine, switch, packets, logs, run, processor, traffic, i, t)
@@ -895,7 +896,7 @@ def run_flits(offsets, procedure, machine, switch, packets, logs, run, processor
             _pause(stats, PAUSE_TRAFFIC, t)
             return
         while stats[ST_NP_HEAP] > 0 and run.np_heap[0] // KEY_SPAN <= t:
-            if not _room_for(machine, logs, run, room, room):
+            if not _room_for(logs, run, room, room):
                 _pause(stats, PAUSE_ROOM, t)
                 return
             v = pop(run.np_heap, stats, ST_NP_HEAP) % KEY_SPAN
@@ -994,7 +995,7 @@ def _signature():
     bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
                        two),
                Switch(two.astype(ROW_DTYPE), two, one, two, two, two),
-               Packets(two, two, two), Logs(one, two, two, two, two),
+               Packets(two, two, two), Logs(one, two, two, two, two, one, one),
                Run(one, one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),

@@ -1,8 +1,10 @@
 """The flit-level kernel's writers of the logs it shares with the cut-through kernel (controller/records.py):
-a row per copy an NP gets, a row per packet record when it completes, and, when a tool asks, a row per
-visit of a packet to a node. Nothing in the kernel reads them back."""
+a row per copy an NP gets and a row per packet record when it completes, when the run keeps their rows (each is
+observed either way: controller/observations.py), and, when a tool asks, a row per visit of a packet to a node.
+Nothing in the kernel reads them back."""
 
 from ...jit import kernel_part
+from ..observations import observe_delivery, observe_packet
 from ..records import (
     DL_CONTENTION,
     DL_CORRUPT,
@@ -71,6 +73,7 @@ from .state import (
     PK_CREATE,
     PK_DEST,
     PK_DIR,
+    PK_DISTANCE,
     PK_DROPPED,
     PK_FORGED,
     PK_HOPS,
@@ -98,15 +101,19 @@ from .state import (
 
 @kernel_part
 def log_copy(switch, packets, logs, params, i, p, v, port, t):
-    """Node v's NP has a copy of packet p from cycle t, by input i (on receiver `port`); returns its serial
-    and its row of the delivery log. What the copy carries (hops, value) is what the head brought to v."""
+    """Node v's NP has a copy of packet p from cycle t, by input i (on receiver `port`): observed, and a row of the
+    log if the run keeps them; returns its serial. What the copy carries (hops, value) is what the head brought
+    to v."""
     stats = logs.stats
     pk = packets.table
-    dl = logs.deliveries
-    d = stats[ST_DELIVERIES]
-    stats[ST_DELIVERIES] = d + 1
     serial = stats[ST_DELIVERY_SERIAL]
     stats[ST_DELIVERY_SERIAL] = serial + 1
+    observe_delivery(logs, pk[p, PK_UID], pk[p, PK_ROUTE], v, pk[p, PK_DEST], pk[p, PK_CREATE], t)
+    dl = logs.deliveries
+    if dl.shape[1] == 0:
+        return serial
+    d = stats[ST_DELIVERIES]
+    stats[ST_DELIVERIES] = d + 1
     dl[DL_SERIAL, d] = serial
     dl[DL_UID, d] = pk[p, PK_UID]
     dl[DL_ORIGIN, d] = pk[p, PK_ORIGIN]
@@ -128,15 +135,21 @@ def log_copy(switch, packets, logs, params, i, p, v, port, t):
     dl[DL_LENGTH, d] = pk[p, PK_LENGTH]
     for w in range(params[PR_HEADER_WORDS]):
         logs.delivery_header[d, w] = switch.regs[i, w]
-    return serial, d
+    return serial
 
 
 @kernel_part
 def log_packet(packets, logs, p, c):
-    """Packet record p completes at cycle c."""
+    """Packet record p completes at cycle c: observed, and a row of the log if the run keeps them."""
     pk = packets.table
-    stats = logs.stats
+    observe_packet(logs, pk[p, PK_UID], pk[p, PK_ROUTE], pk[p, PK_LENGTH], pk[p, PK_HOPS], pk[p, PK_HOPS_INHERITED],
+                   pk[p, PK_STORES], pk[p, PK_LINK_FLITS], pk[p, PK_LANDED_FLITS], pk[p, PK_DROPPED],
+                   pk[p, PK_CONTENTION], pk[p, PK_COPIES], pk[p, PK_CONTENDED_KIND], pk[p, PK_CONTENDED_AT],
+                   pk[p, PK_CONTENDED_NODE], pk[p, PK_DISTANCE])
     log = logs.packets
+    if log.shape[1] == 0:
+        return
+    stats = logs.stats
     r = stats[ST_LOGGED]
     stats[ST_LOGGED] = r + 1
     log[PL_UID, r] = pk[p, PK_UID]

@@ -29,9 +29,6 @@ from ...np.program import (
 from ..records import (
     ACT_DROPPED,
     CONTENTION_QUEUED,
-    DL_CORRUPT,
-    DL_HOPS,
-    DL_VALUE,
     DROP_CRASHED_NODE,
     E_ARGUMENT,
     E_CONTENTION,
@@ -89,6 +86,7 @@ from .state import (
     PK_CORRUPT,
     PK_DEST,
     PK_DIR,
+    PK_DISTANCE,
     PK_DROPPED,
     PK_FLITS,
     PK_FORGED,
@@ -107,8 +105,8 @@ from .state import (
     PR_FLIT_BYTES,
     PR_HEADER_WORDS,
     PR_NP_RECEIVE,
-    PR_SEGMENT_WORD,
     PR_SEGMENTS,
+    PR_SEGMENT_WORD,
     PR_TIE_KEY,
     ST_BIRTHS,
     ST_DROPS,
@@ -120,6 +118,9 @@ from .state import (
     ST_LAST_PROGRESS,
     ST_NP_HEAP,
     ST_UID_NEXT,
+    VI_CORRUPT_AT,
+    VI_HOPS_AT,
+    VI_VALUE_AT,
 )
 
 
@@ -186,9 +187,9 @@ def _post(switch, run, processor, e, v):
 
 
 @kernel_call
-def np_copy(machine, switch, packets, logs, run, processor, i, p, v, port, t, serial, d):
-    """Node v's NP has a copy of packet p at cycle t (delivery-log row d), and the packet asks for it: an event
-    for the procedure, with the header the copy's input saw."""
+def np_copy(machine, switch, packets, logs, run, processor, i, p, v, port, t, serial):
+    """Node v's NP has a copy of packet p at cycle t, by input i, and the packet asks for it: an event for the
+    procedure, with what the copy's input saw (controller/flits/logs.py, log_copy)."""
     pk = packets.table
     params = machine.params
     events = processor.events
@@ -198,17 +199,17 @@ def np_copy(machine, switch, packets, logs, run, processor, i, p, v, port, t, se
     events[e, E_SENDER] = pk[p, PK_SOURCE]
     events[e, E_LENGTH] = pk[p, PK_LENGTH] * params[PR_FLIT_BYTES]
     events[e, E_ROUTE] = pk[p, PK_ROUTE]
-    events[e, E_HOPS] = logs.deliveries[DL_HOPS, d]  # the hops the head had made when it got here
+    events[e, E_HOPS] = switch.visits[i, VI_HOPS_AT]  # the hops the head had made when it got here
     events[e, E_STORES] = pk[p, PK_STORES]
     events[e, E_UID] = pk[p, PK_UID]
     events[e, E_ORIGIN] = pk[p, PK_ORIGIN]
     events[e, E_SERIAL] = serial
-    events[e, E_VALUE] = logs.deliveries[DL_VALUE, d]
-    events[e, E_CORRUPT] = logs.deliveries[DL_CORRUPT, d]
+    events[e, E_VALUE] = switch.visits[i, VI_VALUE_AT]
+    events[e, E_CORRUPT] = switch.visits[i, VI_CORRUPT_AT]
     events[e, E_CONTENTION] = pk[p, PK_CONTENTION]
     events[e, E_FORGED] = pk[p, PK_FORGED]
     for w in range(params[PR_HEADER_WORDS]):
-        events[e, E_HEADER + w] = logs.delivery_header[d, w]
+        events[e, E_HEADER + w] = switch.regs[i, w]
     _post(switch, run, processor, e, v)
 
 
@@ -298,8 +299,8 @@ def _make_sends(offsets, machine, switch, packets, logs, run, processor, count, 
             packets.header[q, w] = sends[s, S_HEADER + w]
         if route == ROUTE_DESTINATION:
             pk[q, PK_DEST] = sends[s, S_DESTINATION]
-            destination_offsets(offsets, machine, params[PR_TIE_KEY], v, sends[s, S_DESTINATION], pk[q, PK_UID],
-                                packets.header[q])
+            pk[q, PK_DISTANCE] = destination_offsets(offsets, machine, params[PR_TIE_KEY], v,
+                                                     sends[s, S_DESTINATION], pk[q, PK_UID], packets.header[q])
         else:
             pk[q, PK_DEST] = _segment_route_end(machine, packets.header, params, q, v)
             if pk[q, PK_DEST] < 0:
@@ -405,8 +406,8 @@ def np_inject(offsets, procedure, machine, switch, packets, logs, run, processor
             log_hop(logs, params, pk[p, PK_UID], v, -1, -2, 0, 0, c, c, c, c, ACT_DROPPED, 0, 0, DROP_CRASHED_NODE)
             release(packets, logs, p, c)
             return
-        destination_offsets(offsets, machine, params[PR_TIE_KEY], v, traffic[TR_DEST, i], pk[p, PK_UID],
-                            packets.header[p])
+        pk[p, PK_DISTANCE] = destination_offsets(offsets, machine, params[PR_TIE_KEY], v, traffic[TR_DEST, i],
+                                                 pk[p, PK_UID], packets.header[p])
         for w in range(params[PR_HEADER_WORDS]):
             packets.origin_header[p, w] = packets.header[p, w]
         enqueue(machine, switch, packets, run, p, v, c)

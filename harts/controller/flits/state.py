@@ -135,7 +135,8 @@ PK_STORES = 32  # NP restarts: re-sends by NPs along its ancestry
 PK_ACKED = 33  # circuit: cycle the acknowledgment reaches the source (NEVER before)
 PK_RELEASED = 34  # the latest cycle a holder let go
 PK_LOST_AT = 35  # cycle its head was swallowed by a fault, -1
-PK_ROWS = 36
+PK_DISTANCE = 36  # ROUTE_DESTINATION: hops of a shortest route from its source to its destination (the checks')
+PK_ROWS = 37
 PK_COLUMNS = 40  # padded to five whole cache lines: a grant reads and counts in the first (fields 0-7)
 
 # ---- run-wide scalars -----------------------------------------------------------------------------------------
