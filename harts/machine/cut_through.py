@@ -201,7 +201,7 @@ class CutThroughSimulation(Simulation):
         faults = self.faults if faults is None else faults
         recorder = Recorder(self, keep, hops)
         state = self._initial_state(faults, hops, len(traffic) if isinstance(traffic, Traffic) else 0, keep,
-                                    recorder.observed())
+                                    recorder.new_observations())
         machine = state["machine"]
         stats, params = state["logs"].stats, machine.params
         chunks = Lookahead(source.chunks())

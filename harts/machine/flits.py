@@ -300,7 +300,7 @@ class FlitSimulation(Simulation):
         recorder = Recorder(self, keep, hops)
         # a circuit's probes may cross links several times before the last attempt's path: their flits are not
         # length x hops
-        observed = recorder.observed(hops_are_bytes=self.microprogram.switching != isa.SWITCHING_CIRCUIT)
+        observed = recorder.new_observations(hops_are_bytes=self.microprogram.switching != isa.SWITCHING_CIRCUIT)
         state = self._state(faults, hops, counters, len(traffic) if isinstance(traffic, Traffic) else 0, keep,
                             observed)
         machine, run = state["machine"], state["run"]

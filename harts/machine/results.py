@@ -158,7 +158,7 @@ class Recorder:
         self._hops: list[np.ndarray] = []
         self._words = simulation.layout.words
 
-    def observed(self, hops_are_bytes: bool = True) -> np.ndarray:
+    def new_observations(self, hops_are_bytes: bool = True) -> np.ndarray:
         """The kernel's observations for a new run (logs.observed), with the run's settings in it."""
         observed = np.zeros(O.OB_ROWS, np.int64)
         observed[O.OB_WARMUP] = self.warmup_ticks
