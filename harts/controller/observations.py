@@ -38,7 +38,7 @@ OB_WAIT_KIND = 16  # the earliest wait of a record itself (ties: the lower uid):
 OB_WAIT_AT = 17  # ... its tick
 OB_WAIT_UID = 18
 OB_WAIT_NODE = 19
-# ---- the invariants: how many records broke each, and what the first of them showed ------------------------------
+# ---- the invariants: how many records broke each, then three fields of the first that did (_violation) ----------
 OB_BYTES_SENT = 20  # bytes (flits) all records put on links
 OB_LOST_BYTES = 21  # records whose bytes sent differ from those received (or swallowed by a fault at the far end)
 OB_LOST_UID = 22
@@ -65,11 +65,7 @@ def observe_delivery(logs, uid, route, node, dest, create, tick):
     if route != ROUTE_DESTINATION:
         return
     if node != dest:
-        if observed[OB_WRONG_NODE] == 0:
-            observed[OB_WRONG_UID] = uid
-            observed[OB_WRONG_AT] = node
-            observed[OB_WRONG_DEST] = dest
-        observed[OB_WRONG_NODE] += 1
+        _violation(observed, OB_WRONG_NODE, uid, node, dest)
     if uid < NP_UID_BASE and create >= observed[OB_WARMUP]:
         row = observed[OB_LATENCY_ROWS]
         logs.latencies[row] = tick - create
@@ -107,21 +103,24 @@ def observe_packet(logs, uid, route, length, hops, hops_inherited, stores, bytes
     # every byte put on a link is taken in at the far end (or swallowed by the fault there), and only once
     observed[OB_BYTES_SENT] += bytes_sent
     if bytes_sent != bytes_received:
-        if observed[OB_LOST_BYTES] == 0:
-            observed[OB_LOST_UID] = uid
-            observed[OB_LOST_SENT] = bytes_sent
-            observed[OB_LOST_RECEIVED] = bytes_received
-        observed[OB_LOST_BYTES] += 1
+        _violation(observed, OB_LOST_BYTES, uid, bytes_sent, bytes_received)
     if observed[OB_HOPS_ARE_BYTES] != 0 and bytes_sent != own_hops * length:
         observed[OB_BYTES_NOT_HOPS] += 1
     if route == ROUTE_DESTINATION:
         # a unicast is delivered exactly once unless a named fault dropped it, and then never ...
         if copies != (0 if dropped != 0 else 1):
-            if observed[OB_NOT_ONCE] == 0:
-                observed[OB_NOT_ONCE_UID] = uid
-                observed[OB_NOT_ONCE_DELIVERIES] = copies
-                observed[OB_NOT_ONCE_DROPPED] = dropped
-            observed[OB_NOT_ONCE] += 1
+            _violation(observed, OB_NOT_ONCE, uid, copies, dropped)
         # ... over a shortest path: the route offsets only ever shrink
         if dropped == 0 and own_hops != distance:
             observed[OB_NOT_SHORTEST] += 1
+
+
+@kernel_part
+def _violation(observed, count, first, second, third):
+    """One more record breaks the invariant counted at observed[count]; the first to break it leaves three of its
+    fields in the slots after the count."""
+    if observed[count] == 0:
+        observed[count + 1] = first
+        observed[count + 2] = second
+        observed[count + 3] = third
+    observed[count] += 1

@@ -179,7 +179,7 @@ TRAFFIC_INITIATE = 1  # the NP runs its procedure's initiation (a broadcast, a w
 
 # ---- bundles both kernels take --------------------------------------------------------------------------------
 Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", "hops", "latencies", "observed"])
-# delivery_header[row, word]; latencies: the measured deliveries' (observations.py), observed[OB_*] likewise
+# delivery_header[row, word]; latencies (the measured deliveries') and observed[OB_*]: observations.py
 
 
 def empty_logs(stats: np.ndarray, observed: np.ndarray, rows: int, header_words: int, keep: bool,
