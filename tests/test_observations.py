@@ -178,6 +178,11 @@ RUNS = {
         topology={"kind": "torus", "dims": [6, 6]}, microcode="wormhole", run__cycles=3000, run__warmup_cycles=300,
         traffic__synthetic__pattern="uniform", traffic__synthetic__rate=0.2, traffic__synthetic__packet_flits=8),
         None, None),
+    "wormhole, random faults": (defaults().with_values(
+        topology={"kind": "torus", "dims": [6, 6]}, microcode="wormhole", run__cycles=3000,
+        traffic__synthetic__pattern="uniform", traffic__synthetic__rate=0.2, traffic__synthetic__packet_flits=8,
+        faults__random_crashed=2, faults__random_dead_links=3, faults__corruption_probability=0.01, faults__seed=3),
+        None, None),
     "circuit, 6x6 mesh": (defaults().with_values(
         topology={"kind": "mesh", "dims": [6, 6]}, microcode="circuit", flow__circuit_setup="retry",
         flow__retry_cycles=8, run__cycles=3000, run__warmup_cycles=300,
@@ -207,6 +212,7 @@ def test_a_run_observes_what_its_kept_rows_show(name):
     values, counts = t.latencies.merged()
     assert t.measured == latencies.size and t.latency_sum == latencies.sum()
     assert latencies.size > 0 or "broadcast" in name  # a broadcast's copies are not unicasts
+    assert t.unicast_dropped > 0 or "faults" not in name
     assert np.array_equal(np.repeat(values, counts), np.sort(latencies))
     assert t.first_wait == earliest_wait(pl)
     timing = ("wall_seconds", "kernel_startup_seconds", "cycles_per_second", "node_cycles_per_second",
