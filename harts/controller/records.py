@@ -199,15 +199,10 @@ def empty_logs(stats: np.ndarray, observed: np.ndarray, rows: int, header_words:
                 np.zeros(rows, np.int64), observed)
 
 
-def log_capacity(logs: Logs) -> int:
-    """The rows each of the logs holds (those the run keeps, and the latencies)."""
-    return logs.latencies.shape[0]
-
-
 def grown_logs(logs: Logs, need: int, most: int) -> Logs:
     """Drained logs, for the rest of the run: twice as many rows, up to `most` (or 2 x `need` if one step of the
     kernel may write `need` rows and they hold fewer), or the same logs if they have that many already."""
-    capacity = log_capacity(logs)
+    capacity = logs.latencies.shape[0]  # every log the run writes has as many rows
     rows = min(2 * capacity, most)
     if capacity < need:
         rows = max(rows, 2 * need)

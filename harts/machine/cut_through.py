@@ -199,7 +199,7 @@ class CutThroughSimulation(Simulation):
                                                                                        f"up to cycle {limit} (2^31 "
                                                                                        f"ticks of {bpc} per cycle)")
         faults = self.faults if faults is None else faults
-        recorder = Recorder(self, keep, hops)
+        recorder = Recorder(self, keep, hops, (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS))
         state = self._initial_state(faults, hops, len(traffic) if isinstance(traffic, Traffic) else 0, keep,
                                     recorder.new_observations())
         machine = state["machine"]
@@ -261,7 +261,7 @@ class CutThroughSimulation(Simulation):
             if bar is not None:
                 bar.close()
         wall = time.perf_counter() - loaded
-        self._drain(state, recorder)
+        recorder.drain(state["logs"])
         node = state["controller"].node
         # Bring the occupancy integrals up to the end of the last tick.
         end = int(stats[S.ST_TIME]) + 1
@@ -274,9 +274,7 @@ class CutThroughSimulation(Simulation):
                         source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(), network,
                         self._counts(stats), stats, wall, loaded - started, faults, state["processor"].state, taken)
         if check:
-            checks = RunChecks()
-            checks.take(state["logs"].observed)
-            checks.finish(result, self._end_problems(result, state))
+            RunChecks().finish(result, state["logs"].observed, self._end_problems(result, state))
         return result
 
     def _end_problems(self, result: Result, state: dict) -> list[str]:
@@ -328,9 +326,8 @@ class CutThroughSimulation(Simulation):
         logs = state["logs"]
         stats = logs.stats
         room = int(state["machine"].params[S.PR_ROOM])
-        if R.log_capacity(logs) - max(stats[S.ST_DELIVERIES], stats[S.ST_LOGGED], stats[S.ST_HOP_ROWS],
-                                      logs.observed[O.OB_LATENCY_ROWS]) < room:
-            self._drain(state, recorder)
+        if recorder.room(logs) < room:
+            recorder.drain(logs)
             state["logs"] = R.grown_logs(logs, room, LOG_ROWS)
             return
         if stats[S.ST_FREE_COUNT] <= stats[S.ST_EVENT_FREE_COUNT]:
@@ -339,9 +336,6 @@ class CutThroughSimulation(Simulation):
             processor = state["processor"]
             state["processor"] = processor._replace(events=R.grow_events(processor.events, stats, S.ST_EVENT_FREE_HEAD,
                                                                         S.ST_EVENT_FREE_COUNT))
-
-    def _drain(self, state: dict, recorder: Recorder) -> None:
-        recorder.drain(state["logs"], (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS))
 
     def _raise_on_error(self, stats: np.ndarray, state: dict) -> None:
         code = int(stats[S.ST_ERROR])

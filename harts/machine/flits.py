@@ -297,7 +297,7 @@ class FlitSimulation(Simulation):
         traffic, source = self.traffic_source(traffic, S.HELD_CYCLE_LIMIT, f"the flit-level kernel runs up to cycle "
                                                                            f"{S.HELD_CYCLE_LIMIT:,} (2^31 - 1)")
         faults = self.faults if faults is None else faults
-        recorder = Recorder(self, keep, hops)
+        recorder = Recorder(self, keep, hops, (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS))
         # a circuit's probes may cross links several times before the last attempt's path: their flits are not
         # length x hops
         observed = recorder.new_observations(hops_are_bytes=self.microprogram.switching != isa.SWITCHING_CIRCUIT)
@@ -350,7 +350,7 @@ class FlitSimulation(Simulation):
             if bar is not None:
                 bar.close()
         wall = time.perf_counter() - loaded
-        self._drain(state, recorder)
+        recorder.drain(state["logs"])
         if stats[S.ST_ERROR] != 0:
             self._raise(state)
         end = int(stats[S.ST_TIME]) + 1
@@ -370,9 +370,7 @@ class FlitSimulation(Simulation):
                         self._counts(stats, recorder), stats, wall, loaded - started, faults,
                         state["processor"].state, {})
         if check:
-            checks = RunChecks()
-            checks.take(observed)
-            checks.finish(result, self._end_problems(state, recorder))
+            RunChecks().finish(result, observed, self._end_problems(state, recorder))
         return result
 
     def _traffic_ends(self, params: np.ndarray, more: bool, last_create: int) -> None:
@@ -402,9 +400,8 @@ class FlitSimulation(Simulation):
         stats = run.stats
         due = int(stats[S.ST_HEAP]) + int(stats[S.ST_WHEELED])
         need = 4 * (int(stats[S.ST_ACTIVE]) + due) + int(state["machine"].params[S.PR_ROOM])
-        if R.log_capacity(logs) - max(stats[S.ST_DELIVERIES], stats[S.ST_LOGGED], stats[S.ST_HOP_ROWS],
-                                      logs.observed[O.OB_LATENCY_ROWS]) < need:
-            self._drain(state, recorder)
+        if recorder.room(logs) < need:
+            recorder.drain(logs)
             state["logs"] = R.grown_logs(logs, need, LOG_ROWS)
             return
         room = int(state["machine"].params[S.PR_ROOM])
@@ -420,9 +417,6 @@ class FlitSimulation(Simulation):
             state["processor"] = processor._replace(events=R.grow_events(processor.events, stats,
                                                                          S.ST_EVENT_FREE_HEAD,
                                                                          S.ST_EVENT_FREE_COUNT))
-
-    def _drain(self, state: dict, recorder: Recorder) -> None:
-        recorder.drain(state["logs"], (S.ST_DELIVERIES, S.ST_LOGGED, S.ST_HOP_ROWS))
 
     def _end_problems(self, state: dict, recorder: Recorder) -> list[str]:
         """What the machine's state at the end of the run says about the invariants: every flit ejected once per

@@ -43,8 +43,10 @@ class RunChecks:
         self._problem(c["wrong_node"], f"{c['wrong_node']} unicast packets delivered to the wrong node (packet "
                                        f"{c['wrong_uid']} to {c['wrong_at']}, destination {c['wrong_dest']})")
 
-    def finish(self, result, kernel_problems: list[str]) -> None:
-        """The end of the run: the kernel's own end checks (its machine module's), then the NP program's."""
+    def finish(self, result, observed: np.ndarray, kernel_problems: list[str]) -> None:
+        """The end of the run: the kernel's per-packet checks, its own end checks (its machine module's), then the
+        NP program's."""
+        self.take(observed)
         self.problems.extend(kernel_problems)
         if result.logs.deliveries is not None and result.program.check is not None:
             self.problems.extend(result.program.check(result))

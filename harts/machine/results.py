@@ -145,8 +145,10 @@ class Recorder:
     """Takes the drained logs: the measured latencies, the kernel's observations (controller/observations.py) and,
     if asked, every row."""
 
-    def __init__(self, simulation, keep: bool, hops: bool):
+    def __init__(self, simulation, keep: bool, hops: bool, rows: tuple[int, int, int]):
+        """`rows`: where the kernel counts the delivery, packet and hop log's rows in logs.stats."""
         self.keep = keep
+        self.rows = rows
         self.keep_hops = hops
         self.ticks_per_cycle = simulation.ticks_per_cycle
         self.kernel = simulation.kernel
@@ -165,11 +167,16 @@ class Recorder:
         observed[O.OB_HOPS_ARE_BYTES] = hops_are_bytes
         return observed
 
-    def drain(self, logs: R.Logs, rows: tuple[int, int, int]) -> None:
-        """Take the rows the kernel logged since the last drain and empty the logs; `rows`: where the kernel counts
-        the delivery, packet and hop log's rows in logs.stats. The kernel writes over its logs afterwards, so rows
-        are copied where they are kept."""
-        stats, observed = logs.stats, logs.observed
+    def room(self, logs: R.Logs) -> int:
+        """Rows the logs can still take: every log the run writes has as many as the latencies' (records.empty_logs),
+        and the others count none."""
+        used = max(*(int(logs.stats[row]) for row in self.rows), int(logs.observed[O.OB_LATENCY_ROWS]))
+        return logs.latencies.shape[0] - used
+
+    def drain(self, logs: R.Logs) -> None:
+        """Take the rows the kernel logged since the last drain and empty the logs. The kernel writes over its logs
+        afterwards, so rows are copied where they are kept."""
+        stats, observed, rows = logs.stats, logs.observed, self.rows
         latency = logs.latencies[: observed[O.OB_LATENCY_ROWS]]
         t = self.tally
         t.measured += latency.size
