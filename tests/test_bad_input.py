@@ -70,6 +70,49 @@ def test_microprogram_errors_name_the_line(tmp_path, old, new, line, words):
     assert str(err.value).startswith(f"{path}:{line}: ")
 
 
+REGISTERS_AFTER_STREAM = """
+name: t
+header: {fields: [distance]}
+entry: {receive: r, inject: i}
+program:
+  - {label: r, op: wait_header}
+  - {op: forward, via: adaptive, else: held}
+  - {op: branch, if: route == direction, goto: tail}
+  - {op: jump, goto: tail}
+  - {label: held, op: add, field: distance, value: -1}
+  - {op: store}
+  - {label: tail, op: wait_tail}
+  - {op: done}
+  - {label: i, op: wait_header}
+  - {op: forward, via: adaptive, else: retry}
+  - {op: wait_tail}
+  - {op: done}
+"""
+
+
+def test_registers_may_be_used_until_the_stream_starts(tmp_path):
+    """A refused forward's `else` path still owns the registers; after the stream only the route kind is read."""
+    program = assemble(write(tmp_path, "ok.yaml", REGISTERS_AFTER_STREAM))
+    assert len(program) == 12
+
+
+@pytest.mark.parametrize("old,new,line,words", [
+    ("{label: tail, op: wait_tail}", "{label: tail, op: add, field: distance, value: 1}\n  - {op: wait_tail}", 11,
+     "'add' uses the header registers after the 'forward' of line 6"),
+    ("if: route == direction", "if: distance == 0", 7, "'branch' uses the header registers after the 'forward' of line 6"),
+    ("{op: jump, goto: tail}", "{op: jump, goto: r}", 5, "'wait_header' uses the header registers after the 'forward'"),
+    ("{op: store}", "{op: store}\n  - {op: branch, if: arrived, goto: tail}", 11,
+     "'branch' uses the header registers after the 'store' of line 10"),
+])
+def test_registers_used_after_the_stream_are_refused(tmp_path, old, new, line, words):
+    assert old in REGISTERS_AFTER_STREAM
+    path = write(tmp_path, "bad.yaml", REGISTERS_AFTER_STREAM.replace(old, new))
+    with pytest.raises(InputError) as err:
+        assemble(path)
+    assert err.value.line == line, str(err.value)
+    assert words in str(err.value)
+
+
 def test_program_that_runs_off_the_end(tmp_path):
     path = write(tmp_path, "bad.yaml", GOOD_PROGRAM.rstrip().rsplit("\n", 1)[0] + "\n")
     with pytest.raises(InputError, match="last instruction must be 'done' or 'jump'"):

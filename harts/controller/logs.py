@@ -104,9 +104,9 @@ from .state import (
 
 
 @kernel_part
-def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores):
-    """A copy of packet p reaches the NP of node v at `tick` by receiver context ci: observed, and a row of the
-    log if the run keeps them; returns its serial."""
+def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores, teed):
+    """A copy of packet p reaches the NP of node v at `tick` by receiver context ci (`teed`: by a tee that also sent
+    it on): observed, and a row of the log if the run keeps them; returns its serial."""
     stats = logs.stats
     pk = packets.table
     serial = stats[ST_DELIVERY_SERIAL]
@@ -138,16 +138,16 @@ def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, 
     dl[DL_CONTENTION, d] = pk[p, PK_CONTENTION]
     dl[DL_LENGTH, d] = pk[p, PK_LEN]
     for w in range(params[PR_HEADER_WORDS]):
-        logs.delivery_header[d, w] = delivered_word(controller, packets, params, ci, p, w)
+        logs.delivery_header[d, w] = delivered_word(controller, packets, params, p, w, teed)
     return serial
 
 
 @kernel_part
-def delivered_word(controller, packets, params, ci, p, w):
-    """Word w of packet p's header as receiver context ci delivers it: the registers, as the microprogram left
-    them, then the NP program's words."""
-    if w < params[PR_REGISTER_WORDS]:
-        return controller.regs[ci, w]
+def delivered_word(controller, packets, params, p, w, teed):
+    """Word w of packet p's header as a receiver delivers it: the registers, as the microprogram left them (a tee's
+    as it saved them before its forward), then the NP program's words."""
+    if teed and w < params[PR_REGISTER_WORDS]:
+        return controller.tee_registers[w]
     return packets.header[p, w]
 
 

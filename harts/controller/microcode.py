@@ -197,6 +197,44 @@ def _predecode_header_runs(code: np.ndarray) -> None:
                 code[isa.CODE_HEADER_RUN + 2 * route + arrived, pc] = _header_run(code, int(pc), route, arrived)
 
 
+def _touches_registers(column: np.ndarray) -> bool:
+    """Whether an instruction reads or writes the header registers (the route kind and `local` are not in them)."""
+    op = column[isa.CODE_OP]
+    if op == isa.OP_BRANCH:
+        kind = column[isa.CODE_ARG]
+        return kind == isa.COND_ARRIVED or (kind == isa.COND_COMPARE and column[isa.CODE_FIELD] != isa.FIELD_ROUTE)
+    return op == isa.OP_WAIT_HEADER or isa.OPCODE_NAMES[int(op)] in isa.FIELD_OPS
+
+
+def _refuse_registers_after_stream(code: np.ndarray, program: Located) -> None:
+    """Refuse an instruction that could touch the header registers after a stream started (ISA.md, The header and
+    the registers): the registers are the packet's header row, which its next holder owns from then on."""
+    streams = (isa.OP_FORWARD, isa.OP_TEE, isa.OP_DELIVER, isa.OP_STORE)
+    for start in np.flatnonzero(np.isin(code[isa.CODE_OP], streams)):
+        seen: set[int] = set()
+        waiting = [int(start) + 1]
+        while waiting:
+            pc = waiting.pop()
+            if pc in seen or pc >= code.shape[1]:
+                continue
+            seen.add(pc)
+            op = code[isa.CODE_OP, pc]
+            if op == isa.OP_DONE or op in streams:  # a second stream is a run-time error of its own
+                continue
+            if _touches_registers(code[:, pc]):
+                started = program.value[int(start)]
+                raise program.value[pc].error(
+                    f"'{isa.OPCODE_NAMES[int(op)]}' uses the header registers after the "
+                    f"'{isa.OPCODE_NAMES[int(code[isa.CODE_OP, start])]}' of line {started.line} started the "
+                    f"packet's stream: from then on they belong to the packet's next holder; use them before it")
+            if op == isa.OP_JUMP:
+                waiting.append(int(code[isa.CODE_TARGET, pc]))
+                continue
+            if op == isa.OP_BRANCH:
+                waiting.append(int(code[isa.CODE_TARGET, pc]))
+            waiting.append(pc + 1)
+
+
 def assemble(path: str | Path) -> Microprogram:
     """Assemble the microprogram in ``path``; every mistake is an InputError naming its line."""
     root = load_located(path)
@@ -298,6 +336,7 @@ def assemble(path: str | Path) -> Microprogram:
         lines.append(item.line)
 
     _predecode_header_runs(code)
+    _refuse_registers_after_stream(code, program)
     last_op = int(code[isa.CODE_OP, -1])
     if last_op not in (isa.OP_JUMP, isa.OP_DONE):
         raise program.value[-1].error("the last instruction must be 'done' or 'jump', or execution runs off the end")

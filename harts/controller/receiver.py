@@ -9,6 +9,12 @@ Instructions that touch shared state (isa.SHARED: forward, tee, deliver, store, 
 own tick, in the tick's order (clock.py). The others only read and write the context's own registers,
 so a context runs them ahead of the clock as soon as it knows when they execute (PR_RUN_AHEAD): one
 event per shared instruction instead of one per instruction, with identical results.
+
+A context's header registers are its packet's header row (packets.header[p], words up to PR_REGISTER_WORDS):
+the context that last ran wait_header on a packet owns them until its stream starts, and the assembler refuses a
+program that could touch them after that (microcode.py, ISA.md). So no copy goes in at wait_header or out at a
+forward; a refused route update is undone, and a tee saves the registers its delivered copy carries before its
+forward hands them to the next holder (controller.tee_registers).
 """
 
 from ..jit import kernel_call, kernel_part, prefetch
@@ -222,46 +228,46 @@ def _fail(stats, code, ci, pc, uid, c, detail):
 
 
 @kernel_part
-def _segment_code(regs, params, ci):
-    """Code of the current segment of a source-routed packet, -1 when no segment is left."""
+def _segment_code(header, params, p):
+    """Code of the current segment of source-routed packet p, -1 when no segment is left."""
     word = params[PR_SEGMENT_WORD]
     if word < 0:
         return -1
-    k = regs[ci, word]
-    if k >= params[PR_SEGMENTS] or regs[ci, word + 2 + 3 * k] == 0:
+    k = header[p, word]
+    if k >= params[PR_SEGMENTS] or header[p, word + 2 + 3 * k] == 0:
         return -1
-    return regs[ci, word + 3 + 3 * k]
+    return header[p, word + 3 + 3 * k]
 
 
 @kernel_part
-def _arrived(regs, pk, params, ci, p):
+def _arrived(header, pk, params, p):
     """The route has no hop left: all offsets 0, or no segment left (never for other routes, whose
     microprograms count hops in a header field of their own)."""
     route = pk[p, PK_ROUTE]
     if route == ROUTE_DESTINATION:
         left = 0
         for a in range(params[PR_AXES]):
-            left |= regs[ci, a]  # not a branch per axis: whether an axis is done is as random as the route
+            left |= header[p, a]  # not a branch per axis: whether an axis is done is as random as the route
         return left == 0
     if route == ROUTE_SEGMENTS:
-        return _segment_code(regs, params, ci) < 0
+        return _segment_code(header, params, p) < 0
     return False
 
 
 @kernel_part
-def _condition(code, pc, ci, p, local, regs, pk, params):
+def _condition(code, pc, p, local, header, pk, params):
     kind = code[isa.CODE_ARG, pc]
     if kind == isa.COND_ARRIVED:
-        return _arrived(regs, pk, params, ci, p)
+        return _arrived(header, pk, params, p)
     if kind == isa.COND_LOCAL:
         return local
     field = code[isa.CODE_FIELD, pc]
     if field == isa.FIELD_ROUTE:
         x = pk[p, PK_ROUTE]
     elif field == isa.FIELD_SEGMENT_CODE:
-        x = _segment_code(regs, params, ci)
+        x = _segment_code(header, params, p)
     else:
-        x = regs[ci, field]
+        x = header[p, field]
     return compare(x, code[isa.CODE_COMPARE, pc], code[isa.CODE_VALUE, pc])
 
 
@@ -284,14 +290,6 @@ def tail_time(ci, p, local, ctx, pk, params):
 
 
 @kernel_part
-def _write_header(regs, header, params, ci, p):
-    """The header registers, as the microprogram left them, become the packet's header (the NP program's
-    own words after them travel unchanged)."""
-    for w in range(params[PR_REGISTER_WORDS]):
-        header[p, w] = regs[ci, w]
-
-
-@kernel_part
 def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
     """The receiver starts writing packet p on the bus at tick c. Returns False on FIFO overflow."""
     ctx[ci, CX_STREAMING] = 1
@@ -307,15 +305,14 @@ def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
 
 @kernel_part
 def _prefetch_far_end(controller, clock, u, receiver):
-    """Ask for the rows a send to receiver context `receiver` of node u reads there (its BMU, the receiver and its
-    header registers, the receiver's event id), so that on a large network their misses overlap instead of
+    """Ask for the rows a send to receiver context `receiver` of node u reads there (its BMU, the receiver, the
+    receiver's event id), so that on a large network their misses overlap instead of
     following one another."""
     if u < 0:
         return
     prefetch(controller.node, u, 0)
     prefetch(controller.ctx, receiver, 0)
     prefetch(controller.ctx, receiver, CX_ROWS - 1)
-    prefetch(controller.regs, receiver, 0)
     prefetch(clock.time, receiver + u + 1, 0)
     prefetch(clock.state, receiver + u + 1, 0)
 
@@ -362,17 +359,22 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
     the first tick one of those tried could be, and CX_RETRY_PORT its port); NO_LINK after recording a
     run-time error. 'adaptive'
     tries the productive ports, the axis with the most hops left first (ties: the lower axis); the other
-    routes name one port.
+    routes name one port. The route's update (an offset one hop closer, a segment's hops) is written into the
+    header before the transmitter is tried, since a far-end receiver that starts at once reads it, and undone
+    when the transmitter refuses.
     """
     params = machine.params
-    regs = controller.regs
     header = packets.header
     ctx = controller.ctx
     stats = logs.stats
     retry = NEVER
     tried = 0
+    # the header word the route's update changed and what it held, and a segment's index when the update used up
+    # its hops (every route but 'adaptive' makes one attempt, and 'adaptive' sets them in each)
+    changed = -1
+    held = 0
+    also_changed = -1
     for attempt in range(params[PR_AXES]):
-        _write_header(regs, header, params, ci, p)
         port = -1
         if via == isa.VIA_ADAPTIVE:
             # Chosen with selects, not branches: which axis has the most hops left follows the packets' random
@@ -380,38 +382,43 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
             best = -1
             most = 0
             for a in range(params[PR_AXES]):
-                left = abs(regs[ci, a]) if (tried >> a) & 1 == 0 else 0
+                left = abs(header[p, a]) if (tried >> a) & 1 == 0 else 0
                 best = a if left > most else best
                 most = max(most, left)
             if best < 0:
                 break
             tried |= 1 << best
-            offset = regs[ci, best]
-            port = machine.axis_positive[best] if offset > 0 else machine.axis_negative[best]
-            header[p, best] = offset - 1 if offset > 0 else offset + 1
+            changed = best
+            held = header[p, best]
+            port = machine.axis_positive[best] if held > 0 else machine.axis_negative[best]
+            header[p, best] = held - 1 if held > 0 else held + 1
         elif attempt > 0:
             break
         elif via == isa.VIA_STRAIGHT:
             port = ctx[ci, CX_DIR]
         elif via == isa.VIA_DIMENSION_ORDER:
             for a in range(params[PR_AXES]):
-                if regs[ci, a] != 0:
-                    offset = regs[ci, a]
-                    port = machine.axis_positive[a] if offset > 0 else machine.axis_negative[a]
-                    header[p, a] = offset - 1 if offset > 0 else offset + 1
+                if header[p, a] != 0:
+                    changed = a
+                    held = header[p, a]
+                    port = machine.axis_positive[a] if held > 0 else machine.axis_negative[a]
+                    header[p, a] = held - 1 if held > 0 else held + 1
                     break
         elif via == isa.VIA_SEGMENT:
-            if _segment_code(regs, params, ci) >= 0:
+            if _segment_code(header, params, p) >= 0:
                 word = params[PR_SEGMENT_WORD]
-                k = regs[ci, word]
-                port = regs[ci, word + 1 + 3 * k]
-                header[p, word + 2 + 3 * k] -= 1
-                if header[p, word + 2 + 3 * k] == 0:
+                k = header[p, word]
+                port = header[p, word + 1 + 3 * k]
+                changed = word + 2 + 3 * k
+                held = header[p, changed]
+                header[p, changed] = held - 1
+                if held == 1:
+                    also_changed = word
                     header[p, word] = k + 1
         else:  # VIA_TABLE
             word = params[PR_TABLE_WORD]
             if word >= 0:
-                route_table = regs[ci, word]
+                route_table = header[p, word]
                 if 0 <= route_table < machine.route_tables.shape[0]:
                     port = machine.route_tables[route_table, v]
         if port < 0:
@@ -422,6 +429,10 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
         if first == NO_LINK:
             _fail(stats, ERR_NO_LINK, ci, ctx[ci, CX_PC], packets.table[p, PK_UID], c, port)
             return NO_LINK
+        if changed >= 0:
+            header[p, changed] = held
+        if also_changed >= 0:
+            header[p, also_changed] -= 1
         tick = _retry_tick(first, controller.tx, params, v, port, c)
         if tick < retry:
             retry = tick
@@ -446,7 +457,7 @@ def _deliver(machine, controller, packets, logs, clock, processor, ci, p, v, c, 
         pk[p, PK_REFUSED_AT] = -1
         log_visit(logs, pk[p, PK_UID], v, ci - v * (params[PR_PORTS] + params[PR_BUS_INTERFACES]), -1, arrive,
                   arrive + pk[p, PK_LEN], c + params[PR_BUS_DELAY], tick, ACT_DELIVERED, 0, 0, 0)
-    np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, tick, hops, cuts, stores, c)
+    np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, tick, hops, cuts, stores, teed, c)
 
 
 @kernel_call
@@ -487,7 +498,7 @@ def _private(machine, controller, packets, logs, ci, p, local, run_ahead, pc, t)
     params = machine.params
     code = machine.code
     ctx = controller.ctx
-    regs = controller.regs
+    header = packets.header
     pk = packets.table
     op = code[isa.CODE_OP, pc]
     following = pc + 1
@@ -498,7 +509,7 @@ def _private(machine, controller, packets, logs, ci, p, local, run_ahead, pc, t)
                 if not run_ahead:
                     return header_time, pc, -1
                 t = header_time
-        _load_header(controller, packets, params, ci, p)
+        ctx[ci, CX_HEADER] = 1
     elif op == isa.OP_WAIT_TAIL:
         tail = tail_time(ci, p, local, ctx, pk, params)
         if t < tail:
@@ -515,29 +526,21 @@ def _private(machine, controller, packets, logs, ci, p, local, run_ahead, pc, t)
             _fail(logs.stats, ERR_NO_HEADER, ci, pc, pk[p, PK_UID], t, -1)
             return -1, pc, -1
         if op == isa.OP_BRANCH:
-            taken = _condition(code, pc, ci, p, local, regs, pk, params)
+            taken = _condition(code, pc, p, local, header, pk, params)
             if taken != (code[isa.CODE_NEGATE, pc] != 0):
                 following = code[isa.CODE_TARGET, pc]
         else:
             field = code[isa.CODE_FIELD, pc]
             value = code[isa.CODE_VALUE, pc]
             if op == isa.OP_SET:
-                regs[ci, field] = value
+                header[p, field] = value
             elif op == isa.OP_ADD:
-                regs[ci, field] += value
+                header[p, field] += value
             elif op == isa.OP_OR:
-                regs[ci, field] |= value
+                header[p, field] |= value
             else:  # OP_AND
-                regs[ci, field] &= value
+                header[p, field] &= value
     return t + code[isa.CODE_CYCLES, pc] * params[PR_BYTES_PER_CYCLE], following, t
-
-
-@kernel_part
-def _load_header(controller, packets, params, ci, p):
-    """wait_header's effect: packet p's header words in context ci's registers."""
-    for w in range(params[PR_REGISTER_WORDS]):
-        controller.regs[ci, w] = packets.header[p, w]
-    controller.ctx[ci, CX_HEADER] = 1
 
 
 @kernel_part
@@ -549,8 +552,8 @@ def _execute_header_run(machine, controller, packets, ci, p, local, pc, t):
     pk = packets.table
     if not local:
         t = max(t, controller.ctx[ci, CX_ARRIVE] + params[PR_HEADER_BYTES])
-    _load_header(controller, packets, params, ci, p)
-    arrived = 1 if _arrived(controller.regs, pk, params, ci, p) else 0
+    controller.ctx[ci, CX_HEADER] = 1
+    arrived = 1 if _arrived(packets.header, pk, params, p) else 0
     run = machine.code[isa.CODE_HEADER_RUN + 2 * pk[p, PK_ROUTE] + arrived, pc]
     ticks = params[PR_BYTES_PER_CYCLE]
     if run == isa.NO_HEADER_RUN:  # the wait_header alone
@@ -564,13 +567,22 @@ def _execute_header_run(machine, controller, packets, ci, p, local, pc, t):
 
 
 @kernel_part
+def _save_tee_registers(controller, header, params, p):
+    """The registers a tee's delivered copy carries, saved before its forward: a far-end receiver that starts on
+    the packet at once owns them from then on, and its private instructions may rewrite them before the copy is
+    delivered."""
+    for w in range(params[PR_REGISTER_WORDS]):
+        controller.tee_registers[w] = header[p, w]
+
+
+@kernel_part
 def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, local, c):
     """Execute the shared instruction at the context's pc at tick c (its own tick). Returns the tick the
     next instruction executes, or -1 if the context rescheduled itself, went idle or failed."""
     params = machine.params
     code = machine.code
     ctx = controller.ctx
-    regs = controller.regs
+    header = packets.header
     pk = packets.table
     stats = logs.stats
     pc = ctx[ci, CX_PC]
@@ -612,7 +624,9 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
     hops, cuts, stores = pk[p, PK_HOPS], pk[p, PK_CUTS], pk[p, PK_STORES]
     delivers = op == isa.OP_DELIVER
     teed = False  # sent on and delivered at once
-    if op == isa.OP_FORWARD or (op == isa.OP_TEE and (until < 0 or regs[ci, until] != 0)):
+    if op == isa.OP_FORWARD or (op == isa.OP_TEE and (until < 0 or header[p, until] != 0)):
+        if op == isa.OP_TEE:
+            _save_tee_registers(controller, header, params, p)
         first = _forward(machine, controller, packets, logs, clock, ci, p, v, code[isa.CODE_ARG, pc], c)
         if first == NO_LINK:
             return -1
@@ -624,7 +638,6 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             if following == isa.RETRY:
                 if local and params[PR_BMU_PER_OUTPUT] != 0:
                     # the packet waits in the BMU for its output; the interface moves on
-                    _write_header(regs, packets.header, params, ci, p)
                     ctx[ci, CX_IDLE_FROM] = _held_tick(stats, c + cycles)
                     t = v * params[PR_PORTS] + ctx[ci, CX_RETRY_PORT]
                     bmu_wait_for_output(controller, packets, logs, clock, params, ci, v, p, t, ctx[ci, CX_RETRY], c)
@@ -658,7 +671,6 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
                 _log_sent(ctx, packets, logs, params, ci, p, v, local, teed, first, c)
     else:
         # deliver, store, or a tee whose `until` field ran out (RELAY: delivered, not sent further)
-        _write_header(regs, packets.header, params, ci, p)
         if not _begin_stream(ci, p, local, c, ctx, pk, controller.node, stats, params, v):
             _fail(stats, ERR_FIFO_OVERFLOW, ci, pc, pk[p, PK_UID], c, -1)
             return -1

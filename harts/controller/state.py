@@ -242,7 +242,8 @@ EV_HEAP = 3
 Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
                                  "shape", "offset_table", "route_tables"])
 # Header tables are record-major (header[record, word]) so that one header is a contiguous row.
-Controller = namedtuple("Controller", ["ctx", "regs", "tx", "node"])  # regs[context, word]: header registers
+# tee_registers: the header registers a tee's delivered copy carries, saved before its forward (receiver.py)
+Controller = namedtuple("Controller", ["ctx", "tee_registers", "tx", "node"])
 Packets = namedtuple("Packets", ["table", "header"])
 # clock.due: a bit per id due in the current tick, clock.due_words: a bit per non-zero word of clock.due
 Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",

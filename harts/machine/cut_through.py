@@ -54,9 +54,9 @@ _ERROR_TEXT = {
 
 
 def memory_estimate(nodes: int, ports: int, contexts: int, header_words: int, initial_records: int) -> int:
-    """Bytes the machine's tables take: per node its contexts, registers, transmitters, BMU/NP row, topology
-    and clock entries; plus the packet pool, the NP event pool and the logs."""
-    words_per_node = (contexts * S.line_words(header_words) + ports * (S.TX_ROWS + 2) + S.ND_ROWS
+    """Bytes the machine's tables take: per node its contexts, transmitters, BMU/NP row, topology and clock
+    entries; plus the packet pool, the NP event pool and the logs."""
+    words_per_node = (ports * (S.TX_ROWS + 2) + S.ND_ROWS
                       + (contexts + 1) * 8 + 16)
     context_bytes = contexts * S.CX_ROWS * np.dtype(S.CX_DTYPE).itemsize
     records = (initial_records * (S.line_words(S.PK_ROWS) + S.line_words(header_words))
@@ -182,7 +182,7 @@ class CutThroughSimulation(Simulation):
         params[S.PR_HOP_LOG] = hops
         return {
             "machine": self._machine(params),
-            "controller": S.Controller(ctx, S.line_table(contexts, self.layout.registers), tx, node),
+            "controller": S.Controller(ctx, np.zeros(self.layout.registers, np.int64), tx, node),
             "packets": S.packet_pool(records, words),
             "logs": R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops),
             "clock": S.empty_clock(topo.n_nodes, per_node),

@@ -182,13 +182,14 @@ def _post(machine, controller, processor, clock, stats, e, v, c):
 
 
 @kernel_part
-def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, tick, hops, cuts, stores, c):
-    """A copy of packet p reaches the NP of node v at `tick` (by receiver context ci): log it, and queue the
-    events the packet asks for: for the NP's procedure here and, at its destination, for its sender."""
+def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, tick, hops, cuts, stores, teed, c):
+    """A copy of packet p reaches the NP of node v at `tick` (by receiver context ci; `teed`: by a tee, which also sent
+    it on): log it, and queue the events the packet asks for: for the NP's procedure here and, at its destination,
+    for its sender."""
     params = machine.params
     stats = logs.stats
     pk = packets.table
-    serial = log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores)
+    serial = log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, stores, teed)
     pk[p, PK_DELIVERIES] += 1
     stats[ST_LAST_PROGRESS] = c
     if pk[p, PK_NOTIFY] & NOTIFY_ARRIVED != 0 and v == pk[p, PK_DEST]:
@@ -213,7 +214,7 @@ def np_deliver(machine, controller, packets, logs, clock, processor, ci, p, v, t
     events[e, E_CONTENTION] = pk[p, PK_CONTENTION]
     events[e, E_FORGED] = pk[p, PK_FORGED]
     for w in range(params[PR_HEADER_WORDS]):
-        events[e, E_HEADER + w] = delivered_word(controller, packets, params, ci, p, w)
+        events[e, E_HEADER + w] = delivered_word(controller, packets, params, p, w, teed)
     _post(machine, controller, processor, clock, stats, e, v, c)
 
 
