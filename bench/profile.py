@@ -159,28 +159,28 @@ def cut_through_target(args, target: str):
     from bench.limits.cut_through import Limit, simulate, workload
     from harts.controller.engine import run_kernel
     from harts.machine.config import hex_config
-    from harts.machine.cut_through import CutThroughSimulation
+    from harts.machine.results import Recorder
     from harts.machine.simulation import Simulation
 
     small = hex_config(3, traffic__uniform__load=0.1, run__cycles=200)
     config = hex_config(args.size, traffic__uniform__load=args.load, run__cycles=args.cycles)
     traffic = workload(config)
     if target == "engine":
-        drain = CutThroughSimulation._drain
-
-        def stamped_drain(self, *rest):
-            # the run's last drain follows the loop that Result.wall_seconds times at once: that loop's end
-            self.drained = time.perf_counter()
-            return drain(self, *rest)
-
-        CutThroughSimulation._drain = stamped_drain
-        Simulation(small).run(workload(small), keep=False)
+        drain = Recorder.drain
         last = {}
+
+        def stamped_drain(self, logs):
+            # the run's last drain follows the loop that Result.wall_seconds times at once: that loop's end
+            last["drained"] = time.perf_counter()
+            return drain(self, logs)
+
+        Recorder.drain = stamped_drain
+        Simulation(small).run(workload(small), keep=False)
 
         def run():
             last["run"] = simulation = Simulation(config)
             result = simulation.run(traffic, keep=False)
-            return simulation.drained - result.wall_seconds, simulation.drained, result.summary()["packet_hops"]
+            return last["drained"] - result.wall_seconds, last["drained"], result.summary()["packet_hops"]
 
         return run, lambda: [run_kernel, last["run"].topology.offsets_function, last["run"].program.procedure]
     model = Limit(config)
