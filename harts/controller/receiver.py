@@ -306,8 +306,7 @@ def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
 @kernel_part
 def _prefetch_far_end(controller, clock, u, receiver):
     """Ask for the rows a send to receiver context `receiver` of node u reads there (its BMU, the receiver, the
-    receiver's event id), so that on a large network their misses overlap instead of
-    following one another."""
+    receiver's event id), so that on a large network their misses overlap instead of following one another."""
     if u < 0:
         return
     prefetch(controller.node, u, 0)

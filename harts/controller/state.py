@@ -73,7 +73,7 @@ CX_PKT = 1  # packet record being handled, -1 when idle
 CX_ARRIVE = 2  # tick the packet's first byte arrived (link receivers)
 CX_STREAM_START = 3  # tick the receiver began writing the packet on the bus / its first byte left the BMU
 CX_STREAMING = 4  # 1 once forward/tee/deliver/store has started
-CX_HEADER = 5  # 1 once wait_header loaded the header registers
+CX_HEADER = 5  # 1 once wait_header made the header registers (the packet's header words) readable
 CX_DIR = 6  # direction the packet travels in, for 'via: straight'
 CX_PENDING_HEAD = 7  # packets that arrived while busy, oldest first
 CX_PENDING_TAIL = 8
@@ -270,7 +270,7 @@ def line_words(words: int) -> int:
 def line_table(rows: int, columns: int) -> np.ndarray:
     """A zeroed int64 table whose every row starts on a 64-byte cache line: its columns rounded up to whole lines,
     its first row placed on a line boundary of a slightly larger buffer. A row of up to 8 words is then one line,
-    where rows of 5 (E-n's header registers) would straddle two in every other row."""
+    where rows of 5 (E-n's headers) would straddle two in every other row."""
     columns = line_words(columns)
     buffer = np.full(rows * columns + LINE_WORDS, 0, np.int64)  # written now: no first-touch faults in a run
     first = (-buffer.ctypes.data % 64) // 8
