@@ -61,8 +61,13 @@ def test_good_program_assembles(tmp_path):
     ("inject: i}", "inject: nope}", 2, "undefined label 'nope'"),
 ])
 def test_microprogram_errors_name_the_line(tmp_path, old, new, line, words):
-    assert old in GOOD_PROGRAM
-    path = write(tmp_path, "bad.yaml", GOOD_PROGRAM.replace(old, new))
+    assert_refused_at(tmp_path, GOOD_PROGRAM, old, new, line, words)
+
+
+def assert_refused_at(tmp_path, program, old, new, line, words):
+    """`program` with `old` replaced by `new` is refused at `line`, with `words` in the message."""
+    assert old in program
+    path = write(tmp_path, "bad.yaml", program.replace(old, new))
     with pytest.raises(InputError) as err:
         assemble(path)
     assert err.value.line == line, str(err.value)
@@ -105,12 +110,7 @@ def test_registers_may_be_used_until_the_stream_starts(tmp_path):
      "'branch' uses the header registers after the 'store' of line 10"),
 ])
 def test_registers_used_after_the_stream_are_refused(tmp_path, old, new, line, words):
-    assert old in REGISTERS_AFTER_STREAM
-    path = write(tmp_path, "bad.yaml", REGISTERS_AFTER_STREAM.replace(old, new))
-    with pytest.raises(InputError) as err:
-        assemble(path)
-    assert err.value.line == line, str(err.value)
-    assert words in str(err.value)
+    assert_refused_at(tmp_path, REGISTERS_AFTER_STREAM, old, new, line, words)
 
 
 def test_program_that_runs_off_the_end(tmp_path):
