@@ -145,3 +145,32 @@ def test_the_code_footprint_counts_one_run_by_position_in_the_code_and_lines_by_
     # (another line); 0x10200 is past the code. 99% of 1,005 is 994.95: the line of 0x80 alone holds it. The stack:
     # 0x0 reads it (5), 0x80 writes it (995).
     assert code == {"bytes": 0x100, "lines_executed": 2, "lines_with_99_percent": 1, "stack_share": 1000 / 1005}
+
+
+def test_the_cut_through_targets_run_the_same_workload(profile, monkeypatch):
+    """The runs the profiler samples or counts (its children's work, without perf or valgrind) run, and engine and limit
+    make the same packet-hops, as the limit delivers every packet at the engine's cycle."""
+    from argparse import Namespace
+
+    from harts.machine.results import Recorder
+
+    monkeypatch.setattr(Recorder, "drain", Recorder.drain)  # the engine's target stamps it; put it back after
+    args = Namespace(size=5, load=0.3, cycles=500)
+    hops = {}
+    for target in ("engine", "limit"):
+        run, functions = profile.cut_through_target(args, target)
+        started, ended, hops[target] = run()
+        assert 0 <= started < ended
+        assert functions()
+    assert hops["engine"] == hops["limit"] > 0
+
+
+def test_the_flit_targets_run(profile):
+    from argparse import Namespace
+
+    args = Namespace(kind="mesh", side=4, rate=0.1, cycles=500)
+    for target in ("engine", "limit"):
+        run, functions = profile.flit_target(args, target)
+        started, ended, _ = run()
+        assert 0 <= started < ended
+        assert functions()
