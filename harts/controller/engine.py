@@ -10,7 +10,7 @@ an error; calling it again resumes exactly where it stopped.
 from ..jit import kernel_entry, kernel_part, prefetch
 from ..np.processor import np_inbox_length, np_inject, np_run
 from .clock import begin_tick, look_ahead, next_wheel_tick, peek_due, take_due
-from .observations import OB_LATENCY_ROWS
+from .observations import log_rows_free
 from .receiver import proceed
 from .records import TR_CREATE
 from .state import (
@@ -52,9 +52,8 @@ from .state import (
 def _room(logs):
     """(packet records and NP events, rows) the pools and the logs can still take, each the least of its kind."""
     stats = logs.stats
-    # every log the run writes has the latencies' rows (records.empty_logs); the others count none
-    used = max(stats[ST_DELIVERIES], stats[ST_LOGGED], stats[ST_HOP_ROWS], logs.observed[OB_LATENCY_ROWS])
-    return min(stats[ST_FREE_COUNT], stats[ST_EVENT_FREE_COUNT]), logs.latencies.shape[0] - used
+    return (min(stats[ST_FREE_COUNT], stats[ST_EVENT_FREE_COUNT]),
+            log_rows_free(logs, ST_DELIVERIES, ST_LOGGED, ST_HOP_ROWS))
 
 
 @kernel_part

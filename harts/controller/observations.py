@@ -58,6 +58,16 @@ OB_ROWS = 35
 
 
 @kernel_part
+def log_rows_free(logs, delivered, logged, hop_rows):
+    """Rows the logs can still take; `delivered`, `logged`, `hop_rows`: where the kernel counts the delivery, packet
+    and hop logs' rows in logs.stats. Every log a run writes has the latencies' rows (records.empty_logs), and one it
+    does not write counts none."""
+    stats = logs.stats
+    used = max(stats[delivered], stats[logged], stats[hop_rows], logs.observed[OB_LATENCY_ROWS])
+    return logs.latencies.shape[0] - used
+
+
+@kernel_part
 def observe_delivery(logs, uid, route, node, dest, create, tick):
     """A copy of packet `uid` (created at `create`) reaches the NP of `node` at `tick`."""
     observed = logs.observed

@@ -168,10 +168,8 @@ class Recorder:
         return observed
 
     def room(self, logs: R.Logs) -> int:
-        """Rows the logs can still take: every log the run writes has as many as the latencies' (records.empty_logs),
-        and the others count none."""
-        used = max(*(int(logs.stats[row]) for row in self.rows), int(logs.observed[O.OB_LATENCY_ROWS]))
-        return logs.latencies.shape[0] - used
+        """Rows the logs can still take (the kernels' own count, run here in Python)."""
+        return int(O.log_rows_free.__wrapped__(logs, *self.rows))
 
     def drain(self, logs: R.Logs) -> None:
         """Take the rows the kernel logged since the last drain and empty the logs. The kernel writes over its logs

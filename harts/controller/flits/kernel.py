@@ -15,7 +15,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ...jit import kernel_call, kernel_entry, kernel_part, prefetch
 from ...np.program import EVENT_ARRIVED, EVENT_SENT
 from .. import isa
-from ..observations import OB_LATENCY_ROWS
+from ..observations import log_rows_free
 from ..records import (
     ACT_DELIVERED,
     ACT_DROPPED,
@@ -848,9 +848,7 @@ def _room_for(logs, run, records, rows):
     rows += 4 * (stats[ST_ACTIVE] + stats[ST_HEAP] + stats[ST_WHEELED])
     return (stats[ST_FREE_COUNT] >= records and stats[ST_EVENT_FREE_COUNT] >= records + rows
             and run.birth_cycle.shape[0] - stats[ST_BIRTHS] >= records + 2
-            # every log the run writes has the latencies' rows (records.empty_logs); the others count none
-            and logs.latencies.shape[0] - max(stats[ST_DELIVERIES], stats[ST_LOGGED], stats[ST_HOP_ROWS],
-                                              logs.observed[OB_LATENCY_ROWS]) >= rows)
+            and log_rows_free(logs, ST_DELIVERIES, ST_LOGGED, ST_HOP_ROWS) >= rows)
 
 
 @kernel_part
