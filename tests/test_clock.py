@@ -132,7 +132,7 @@ def test_the_look_ahead_finds_the_next_id_due_in_the_tick(seed):
     and before it (due in the next). due_after may assume that every id marked comes after the one taken."""
     rng = np.random.default_rng(seed)
     clock = S.empty_clock(1_000, 12)  # 13,000 ids: four summary words
-    ids = clock.time.shape[0]
+    ids = clock.entry.shape[0]
     marked = np.unique(np.concatenate([rng.choice(ids, 60, replace=False), [63, 64, 4095, 4096, ids - 1]]))
     marked = marked[(marked < 5_000) | (marked > 9_000)]  # no id marked over 62 bitmap words, across a summary word
     added = np.where(rng.random(ids) < 0.5, rng.integers(0, ids, ids), -1)

@@ -12,7 +12,7 @@ cut-through.
 """
 
 from ..jit import kernel_call, kernel_part
-from .clock import schedule
+from .clock import due_tick, schedule
 from .logs import log_visit
 from .packets import hold, mark_contention, release
 from .records import (
@@ -179,7 +179,7 @@ def bmu_enqueue(controller, packets, clock, stats, params, v, p, c):
     for ci in range(first, first + params[PR_BUS_INTERFACES]):
         e = ci + v + 1
         wake = max(c, ready, ctx[ci, CX_IDLE_FROM])
-        if ctx[ci, CX_PKT] < 0 and clock.time[e] > wake:
+        if ctx[ci, CX_PKT] < 0 and due_tick(clock, e) > wake:
             # an idle interface asleep until a packet behind this one is ready (or for good) looks again
             schedule(clock, stats, e, wake)
             break
@@ -194,7 +194,7 @@ def _bring_back_looks(ctx, clock, stats, v, first, interfaces, c):
         e = ci + v + 1
         look = ctx[ci, CX_IDLE_FROM]
         # (the interface running now, giving its packet back, schedules its own look when it returns)
-        if ctx[ci, CX_PKT] < 0 and clock.time[e] > look and \
+        if ctx[ci, CX_PKT] < 0 and due_tick(clock, e) > look and \
                 ((look > c and e != current) or (look == c and e > current)):
             schedule(clock, stats, e, look)
 

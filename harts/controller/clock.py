@@ -1,9 +1,10 @@
 """The clock: a timing wheel of due work, so that the cost of a run follows its events, not nodes x ticks.
 
 Every piece of a node that can act has an event id: the NP of node v is v*(S+1) and context slot s of v
-is v*(S+1)+1+s, with S contexts per node. An id is due at one tick at a time (``clock.time``). Within a
-tick, ids run in increasing order: node by node, the NP before the contexts, the contexts in bus-slot
-order, which is the controller's fixed priority when two of them reserve one transmitter in a tick.
+is v*(S+1)+1+s, with S contexts per node. An id is due at one tick at a time: its ``clock.entry`` holds the
+tick and where the id waits (nowhere, the wheel, the current tick or the heap). Within a tick, ids run in
+increasing order: node by node, the NP before the contexts, the contexts in bus-slot order, which is the
+controller's fixed priority when two of them reserve one transmitter in a tick.
 
 An id scheduled while its tick is being processed runs in this tick if it comes later in that order,
 and in the next tick otherwise (a signal raised in a tick is seen by earlier parts one tick later).
@@ -33,12 +34,21 @@ from .state import (
 )
 
 _MASK = WHEEL_TICKS - 1
+_STATE_BITS = 3  # clock.entry's low bits: where the id waits (EV_*)
+
+
+@kernel_part
+def _entry(t, state):
+    """clock.entry of an id due at tick t that waits in `state` (EV_*): the tick above two bits of state, so that
+    scheduling reads and writes one array where the limit's clock does too (bench/SPEED.md, the stop of 28
+    November, 04:44-07:44). Ticks stay under 2^31 in this kernel (state.CX_TICK_LIMIT)."""
+    return (t << 2) | state
 
 
 @kernel_part
 def _unlink(clock, e):
     """Take id e out of its wheel bucket."""
-    b = clock.time[e] & _MASK
+    b = (clock.entry[e] >> 2) & _MASK  # its tick's bucket
     nxt = clock.next[e]
     prv = clock.prev[e]
     if prv < 0:
@@ -117,14 +127,14 @@ def _heap_compact(clock, stats):
     kept = 0
     for i in range(size):
         e = clock.heap_id[i]
-        if clock.state[e] == EV_HEAP and clock.time[e] == clock.heap_time[i]:
-            clock.state[e] = EV_IDLE  # re-pushed below, once
+        if clock.entry[e] == _entry(clock.heap_time[i], EV_HEAP):
+            clock.entry[e] = _entry(clock.heap_time[i], EV_IDLE)  # re-pushed below, once
             clock.heap_time[kept] = clock.heap_time[i]
             clock.heap_id[kept] = e
             kept += 1
     for i in range(kept):
         e = clock.heap_id[i]
-        clock.state[e] = EV_HEAP
+        clock.entry[e] = _entry(clock.heap_time[i], EV_HEAP)
         _sift_up(clock, i, clock.heap_time[i], e)
     stats[ST_HEAP_SIZE] = kept
     return stats[ST_HEAP_SIZE]
@@ -133,7 +143,7 @@ def _heap_compact(clock, stats):
 @kernel_part
 def schedule(clock, stats, e, t):
     """Id e is next due at tick t (NEVER: not at all). Replaces whatever it was due at before."""
-    state = clock.state[e]
+    state = clock.entry[e] & _STATE_BITS
     if state == EV_WHEEL:
         _unlink(clock, e)
     elif state == EV_TICK:
@@ -142,25 +152,23 @@ def schedule(clock, stats, e, t):
             stats[ST_NEXT_DUE] = DUE_UNKNOWN
     # an EV_HEAP entry is left in place and recognised as stale when it comes up
     if t >= NEVER:
-        clock.time[e] = NEVER
-        clock.state[e] = EV_IDLE
+        clock.entry[e] = EV_IDLE
         return
     now = stats[ST_TIME]
     if t < now or (t == now and e <= stats[ST_CURRENT]):
         t = now + 1
-    clock.time[e] = t
     if t == now:
         _set_due(clock, e)
-        clock.state[e] = EV_TICK
+        clock.entry[e] = _entry(t, EV_TICK)
         following = stats[ST_NEXT_DUE]
         if following == -1 or e < following:  # e comes after the current id: it is the next if it is the first
             stats[ST_NEXT_DUE] = e
     elif t - now < WHEEL_TICKS:
         _link(clock, e, t)
-        clock.state[e] = EV_WHEEL
+        clock.entry[e] = _entry(t, EV_WHEEL)
     else:
         _heap_push(clock, stats, t, e)
-        clock.state[e] = EV_HEAP
+        clock.entry[e] = _entry(t, EV_HEAP)
 
 
 @kernel_part
@@ -187,7 +195,7 @@ def next_wheel_tick(clock, stats):
     """
     while stats[ST_HEAP_SIZE] > 0:
         e = clock.heap_id[0]
-        if clock.state[e] == EV_HEAP and clock.time[e] == clock.heap_time[0]:
+        if clock.entry[e] == _entry(clock.heap_time[0], EV_HEAP):
             break
         _heap_pop(clock, stats)  # stale: rescheduled since
     best = clock.heap_time[0] if stats[ST_HEAP_SIZE] > 0 else NEVER
@@ -219,14 +227,14 @@ def begin_tick(clock, stats, t):
         due = clock.heap_time[0]
         e = clock.heap_id[0]
         _heap_pop(clock, stats)
-        if clock.state[e] == EV_HEAP and clock.time[e] == due:
+        if clock.entry[e] == _entry(due, EV_HEAP):
             _link(clock, e, due)
-            clock.state[e] = EV_WHEEL
+            clock.entry[e] = _entry(due, EV_WHEEL)
     b = t & _MASK
     e = clock.bucket[b]
     while e >= 0:
         _set_due(clock, e)
-        clock.state[e] = EV_TICK
+        clock.entry[e] = _entry(t, EV_TICK)
         e = clock.next[e]
     clock.bucket[b] = -1
     clock.bits[b >> 6] &= ~(1 << (b & 63))
@@ -267,7 +275,13 @@ def due_after(clock, e):
 def take_due(clock, stats, e):
     """Take id e, which peek_due returned: it is no longer due anywhere until it is scheduled again."""
     _clear_due(clock, e)
-    clock.state[e] = EV_IDLE
-    clock.time[e] = NEVER
+    clock.entry[e] = EV_IDLE
     stats[ST_CURRENT] = e
     stats[ST_NEXT_DUE] = DUE_UNKNOWN
+
+
+@kernel_part
+def due_tick(clock, e):
+    """The tick id e is due at; NEVER if none."""
+    entry = clock.entry[e]
+    return NEVER if entry & _STATE_BITS == EV_IDLE else entry >> 2

@@ -312,8 +312,7 @@ def _prefetch_far_end(controller, clock, u, receiver):
     prefetch(controller.node, u, 0)
     prefetch(controller.ctx, receiver, 0)
     prefetch(controller.ctx, receiver, CX_ROWS - 1)
-    prefetch(clock.time, receiver + u + 1, 0)
-    prefetch(clock.state, receiver + u + 1, 0)
+    prefetch(clock.entry, receiver + u + 1, 0)
 
 
 @kernel_part

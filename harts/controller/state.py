@@ -233,7 +233,8 @@ PR_ROWS = 36
 
 # ---- the clock: a timing wheel of event ids (NP of node v: v*(S+1); its context slot s: v*(S+1)+1+s) -------------
 WHEEL_TICKS = 4096  # ticks the wheel spans; later events wait in an overflow heap
-EV_IDLE = 0
+# where an id waits, in the low two bits of its clock.entry (clock._entry)
+EV_IDLE = 0  # nowhere: not due (its entry is EV_IDLE itself)
 EV_WHEEL = 1
 EV_TICK = 2  # in the list of this tick
 EV_HEAP = 3
@@ -245,10 +246,12 @@ Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axi
 # tee_registers: the header registers a tee's delivered copy carries, saved before its forward (receiver.py)
 Controller = namedtuple("Controller", ["ctx", "tee_registers", "tx", "node"])
 Packets = namedtuple("Packets", ["table", "header"])
-# clock.due: a bit per id due in the current tick, clock.due_words: a bit per non-zero word of clock.due
-Clock = namedtuple("Clock", ["time", "state", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",
+# clock.entry: the tick each id is due at, with where it waits (clock._entry); clock.next, clock.prev: its links in
+# its wheel bucket; clock.due: a bit per id due in the current tick, clock.due_words: a bit per non-zero word of
+# clock.due
+Clock = namedtuple("Clock", ["entry", "next", "prev", "bucket", "bits", "due", "due_words", "heap_time",
                              "heap_id"])
-# The per-id arrays that hold event ids, contexts or states are int32, half the bytes: E-41's clock tables went
+# The per-id arrays that hold event ids or contexts are int32, half the bytes: E-41's clock tables went
 # from 3.5 to 2.2 MB, and E-25 and E-41 ran faster in 13 of 16 alternating pairs (bench/SPEED.md, the stop of
 # 04:14-06:25). Event ids stay below 2^31 because a network with more is refused (MAX_EVENT_IDS).
 CLOCK_ID_DTYPE = np.int32
@@ -291,7 +294,7 @@ def id_node_divider(contexts_per_node: int) -> tuple[int, int]:
 def empty_clock(nodes: int, contexts_per_node: int) -> Clock:
     n_events = nodes * (contexts_per_node + 1)
     words = -(-n_events // 64)
-    return Clock(time=np.full(n_events, NEVER, np.int64), state=np.zeros(n_events, CLOCK_ID_DTYPE),
+    return Clock(entry=np.full(n_events, EV_IDLE, np.int64),
                  next=np.full(n_events, -1, CLOCK_ID_DTYPE), prev=np.full(n_events, -1, CLOCK_ID_DTYPE),
                  bucket=np.full(WHEEL_TICKS, -1, np.int64), bits=np.zeros(WHEEL_TICKS // 64, np.int64),
                  due=np.zeros(words, np.int64), due_words=np.zeros(-(-words // 64), np.int64),

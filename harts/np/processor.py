@@ -9,7 +9,7 @@ holding the NP, and all the sends of one procedure run go together, so the links
 """
 
 from ..controller.bmu import bmu_enqueue
-from ..controller.clock import schedule
+from ..controller.clock import due_tick, schedule
 from ..controller.logs import delivered_word, log_delivery, log_visit
 from ..controller.packets import (
     complete,
@@ -177,7 +177,7 @@ def _post(machine, controller, processor, clock, stats, e, v, c):
         node[v, ND_INBOX_TAIL] = e
     wake = max(c + 1, tick)
     np_id = _np_event_id(machine.params, v)
-    if wake < clock.time[np_id]:
+    if wake < due_tick(clock, np_id):
         schedule(clock, stats, np_id, wake)
 
 
