@@ -15,7 +15,7 @@ from harts.controller import state as S
 from harts.controller.microcode import assemble
 from harts.errors import InputError, SimulationError
 from harts.machine import cut_through
-from harts.machine.config import defaults, load_config
+from harts.machine.config import defaults, hex_config, load_config
 from harts.machine.results import earliest_wait
 from harts.machine.simulation import Simulation
 from harts.machine.traffic import initiations, unicast, worms
@@ -366,6 +366,25 @@ def test_packet_records_and_headers_start_on_cache_lines(capacity, words):
     grown = pools[1]
     assert grown.table.shape[0] == 2 * capacity and stats[S.ST_FREE_HEAD] == capacity
     assert list(grown.table[capacity:-1, S.PK_NEXT]) == list(range(capacity + 1, 2 * capacity))
+
+
+def test_a_context_row_is_one_cache_line_and_each_kind_of_context_has_its_own_columns():
+    """A context row is one whole 64-byte line, so an event reads one line of it. Link receivers and bus interfaces
+    share four places (state.py); within each kind every column must still be a place of its own."""
+    common = (S.CX_PC, S.CX_PKT, S.CX_ARRIVE, S.CX_STREAM_START, S.CX_STREAMING, S.CX_HEADER, S.CX_DIR, S.CX_RETRY,
+              S.CX_PRIVATE_RUN, S.CX_RETRY_PORT)
+    receiver = common + (S.CX_PENDING_HEAD, S.CX_PENDING_TAIL, S.CX_DONE_TICK, S.CX_RESUME_TICK)
+    interface = common + (S.CX_FROM_STORE, S.CX_TAKEN, S.CX_IDLE_FROM, S.CX_REFUSED_AT)
+    for columns in (receiver, interface):
+        assert len(set(columns)) == len(columns) and max(columns) < S.CX_ROWS
+    sim = Simulation(hex_config(3))
+    ctx = sim._initial_state(sim.faults, False, 0, False, np.zeros(OB_ROWS, np.int64))["controller"].ctx
+    assert ctx.dtype == S.CX_DTYPE and ctx.strides[0] == 64 and ctx.ctypes.data % 64 == 0
+    per_node = ctx.shape[0] // sim.topology.n_nodes
+    rows = ctx.reshape(sim.topology.n_nodes, per_node, S.CX_ROWS)
+    ports = sim.topology.n_ports
+    assert (rows[:, :ports, S.CX_PENDING_HEAD] == -1).all() and (rows[:, :ports, S.CX_DONE_TICK] == -1).all()
+    assert (rows[:, ports:, S.CX_FROM_STORE] == 0).all() and (rows[:, ports:, S.CX_IDLE_FROM] == 0).all()
 
 
 def _element(table, i):

@@ -14,7 +14,6 @@ from .observations import log_rows_free
 from .receiver import proceed
 from .records import TR_CREATE
 from .state import (
-    CX_ROWS,
     ERR_CYCLE_LIMIT,
     ERR_DEADLOCK,
     NEVER,
@@ -93,7 +92,6 @@ def _prefetch_next(machine, controller, clock, stats):
     if ci < 0:
         return
     prefetch(controller.ctx, ci, 0)
-    prefetch(controller.ctx, ci, CX_ROWS - 1)
     v = following - ci - 1
     prefetch(machine.neighbours, v, 0)
     prefetch(machine.in_port, v, 0)

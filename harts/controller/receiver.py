@@ -63,7 +63,6 @@ from .state import (
     CX_RESUME_TICK,
     CX_RETRY,
     CX_RETRY_PORT,
-    CX_ROWS,
     CX_STREAM_START,
     CX_STREAMING,
     CX_TAKEN,
@@ -311,7 +310,6 @@ def _prefetch_far_end(controller, clock, u, receiver):
         return
     prefetch(controller.node, u, 0)
     prefetch(controller.ctx, receiver, 0)
-    prefetch(controller.ctx, receiver, CX_ROWS - 1)
     prefetch(clock.entry, receiver + u + 1, 0)
 
 

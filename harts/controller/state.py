@@ -68,6 +68,10 @@ PK_DISTANCE = 38  # ROUTE_DESTINATION: hops of a shortest route from its sender 
 PK_ROWS = 39
 
 # ---- contexts: P link receivers then B BMU bus interfaces per node ----------------------------------------
+# A context row is one 64-byte line (a line-aligned table of 16 int32): the four columns only a link receiver uses
+# (its pending list, its last 'done' and when it resumes) share their places with the four only a bus interface
+# uses, so that an event reads one line where 18 columns took two (bench/SPEED.md, the stop of 28 November,
+# 04:44-07:44).
 CX_PC = 0
 CX_PKT = 1  # packet record being handled, -1 when idle
 CX_ARRIVE = 2  # tick the packet's first byte arrived (link receivers)
@@ -75,18 +79,20 @@ CX_STREAM_START = 3  # tick the receiver began writing the packet on the bus / i
 CX_STREAMING = 4  # 1 once forward/tee/deliver/store has started
 CX_HEADER = 5  # 1 once wait_header made the header registers (the packet's header words) readable
 CX_DIR = 6  # direction the packet travels in, for 'via: straight'
-CX_PENDING_HEAD = 7  # packets that arrived while busy, oldest first
-CX_PENDING_TAIL = 8
-CX_FROM_STORE = 9  # BMU contexts: the packet was stored here in transit (its bytes are freed at 'done')
-CX_RETRY = 10  # first tick a failed forward/tee could succeed ('else: retry' sleeps until then)
-CX_DONE_TICK = 11  # link receivers: tick of the last 'done', which may lie ahead of the clock (run-ahead)
-CX_RESUME_TICK = 12  # ... and the tick a packet that arrived before that 'done' can start
-CX_IDLE_FROM = 13  # BMU bus interfaces: tick from which an idle interface can take a packet (after its 'done')
-CX_PRIVATE_RUN = 14  # private instructions executed on the packet since its last shared one
-CX_TAKEN = 15  # BMU bus interfaces: tick the packet was taken from the queue
-CX_REFUSED_AT = 16  # ... tick its forward was first refused while held (-1: not refused)
-CX_RETRY_PORT = 17  # after a refused forward: the port of the transmitter that frees first (CX_RETRY)
-CX_ROWS = 18
+CX_RETRY = 7  # first tick a failed forward/tee could succeed ('else: retry' sleeps until then)
+CX_PRIVATE_RUN = 8  # private instructions executed on the packet since its last shared one
+CX_RETRY_PORT = 9  # after a refused forward: the port of the transmitter that frees first (CX_RETRY)
+# link receivers only:
+CX_PENDING_HEAD = 10  # packets that arrived while busy, oldest first
+CX_PENDING_TAIL = 11
+CX_DONE_TICK = 12  # tick of the last 'done', which may lie ahead of the clock (run-ahead)
+CX_RESUME_TICK = 13  # ... and the tick a packet that arrived before that 'done' can start
+# BMU bus interfaces only, in the same places:
+CX_FROM_STORE = 10  # the packet was stored here in transit (its bytes are freed at 'done')
+CX_TAKEN = 11  # tick the packet was taken from the queue
+CX_IDLE_FROM = 12  # tick from which an idle interface can take a packet (after its 'done')
+CX_REFUSED_AT = 13  # tick its forward was first refused while held (-1: not refused)
+CX_ROWS = 16
 # Context rows are int32, half the bytes of int64: they were the largest table the kernel reads at random (E-41:
 # 59,052 rows, 8.1 of its 17.1 MB), and E-9 to E-41 ran faster in int32 in 15 of 16 alternating pairs (README,
 # Speed). Every tick written into one is checked against CX_TICK_LIMIT: past it the run stops with ERR_TICK_RANGE
@@ -262,21 +268,24 @@ def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
     return np.full((rows, columns), fill, dtype=np.int64)
 
 
-LINE_WORDS = 8  # int64 words in a 64-byte cache line
+LINE_BYTES = 64
 
 
-def line_words(words: int) -> int:
-    """The int64 words a row of `words` (at least one) takes in a line_table: whole cache lines."""
-    return -(-max(words, 1) // LINE_WORDS) * LINE_WORDS
+def line_words(words: int, dtype=np.int64) -> int:
+    """The columns a row of `words` (at least one) of `dtype` takes in a line_table: whole cache lines."""
+    per_line = LINE_BYTES // np.dtype(dtype).itemsize
+    return -(-max(words, 1) // per_line) * per_line
 
 
-def line_table(rows: int, columns: int) -> np.ndarray:
-    """A zeroed int64 table whose every row starts on a 64-byte cache line: its columns rounded up to whole lines,
-    its first row placed on a line boundary of a slightly larger buffer. A row of up to 8 words is then one line,
+def line_table(rows: int, columns: int, dtype=np.int64) -> np.ndarray:
+    """A zeroed table whose every row starts on a 64-byte cache line: its columns rounded up to whole lines, its
+    first row placed on a line boundary of a slightly larger buffer. A row of up to 8 int64 is then one line,
     where rows of 5 (E-n's headers) would straddle two in every other row."""
-    columns = line_words(columns)
-    buffer = np.full(rows * columns + LINE_WORDS, 0, np.int64)  # written now: no first-touch faults in a run
-    first = (-buffer.ctypes.data % 64) // 8
+    columns = line_words(columns, dtype)
+    itemsize = np.dtype(dtype).itemsize
+    per_line = LINE_BYTES // itemsize
+    buffer = np.full(rows * columns + per_line, 0, dtype)  # written now: no first-touch faults in a run
+    first = (-buffer.ctypes.data % LINE_BYTES) // itemsize
     return buffer[first:first + rows * columns].reshape(rows, columns)
 
 

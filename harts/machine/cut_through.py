@@ -65,6 +65,12 @@ def memory_estimate(nodes: int, ports: int, contexts: int, header_words: int, in
     return nodes * context_bytes + 8 * (nodes * words_per_node + records + logs)
 
 
+def _link_receivers(ctx: np.ndarray, ports: int, per_node: int) -> np.ndarray:
+    """The link receivers' rows of the context table, [node, port, column]: the columns they share with the bus
+    interfaces (state.CX_PENDING_HEAD and the three after it) mean something else in the others' rows."""
+    return ctx.reshape(-1, per_node, S.CX_ROWS)[:, :ports]
+
+
 class CutThroughSimulation(Simulation):
     """One configured machine whose microprogram switches by virtual cut-through."""
 
@@ -154,12 +160,13 @@ class CutThroughSimulation(Simulation):
         topo = self.topology
         words = self.layout.words
         contexts = topo.n_nodes * (topo.n_ports + self.config["bmu.bus_interfaces"])
-        ctx = np.zeros((contexts, S.CX_ROWS), S.CX_DTYPE)
+        ctx = S.line_table(contexts, S.CX_ROWS, S.CX_DTYPE)
         ctx[:, S.CX_PKT] = -1
-        ctx[:, S.CX_PENDING_HEAD] = -1
-        ctx[:, S.CX_PENDING_TAIL] = -1
-        ctx[:, S.CX_DONE_TICK] = -1
         per_node = topo.n_ports + self.config["bmu.bus_interfaces"]
+        receivers = _link_receivers(ctx, topo.n_ports, per_node)
+        receivers[:, :, S.CX_PENDING_HEAD] = -1
+        receivers[:, :, S.CX_PENDING_TAIL] = -1
+        receivers[:, :, S.CX_DONE_TICK] = -1
         tx = S.table(topo.n_nodes * topo.n_ports, S.TX_ROWS)
         tx[:, S.TX_DEAD] = faults.dead_transmitters
         tx[:, S.TX_UID] = -1
@@ -294,7 +301,8 @@ class CutThroughSimulation(Simulation):
             problems.append("a receiver FIFO exceeded its depth")
         if nodes[:, S.ND_BMU_USED].any() or nodes[:, S.ND_BMU_CREDIT].any() or nodes[:, S.ND_QUEUE_LEN].any():
             problems.append("BMUs are not empty at the end of the run")
-        if (ctx[:, S.CX_PKT] >= 0).any() or (ctx[:, S.CX_PENDING_HEAD] >= 0).any():
+        pending = _link_receivers(ctx, self.topology.n_ports, ctx.shape[0] // nodes.shape[0])[:, :, S.CX_PENDING_HEAD]
+        if (ctx[:, S.CX_PKT] >= 0).any() or (pending >= 0).any():
             problems.append("receivers still hold packets at the end of the run")
         if stats[S.ST_IN_FLIGHT] != 0:
             problems.append(f"{int(stats[S.ST_IN_FLIGHT])} packet records were never completed")
