@@ -387,6 +387,20 @@ def test_a_context_row_is_one_cache_line_and_each_kind_of_context_has_its_own_co
     assert (rows[:, ports:, S.CX_FROM_STORE] == 0).all() and (rows[:, ports:, S.CX_IDLE_FROM] == 0).all()
 
 
+@pytest.mark.parametrize("name", ["uniform_e9.yaml", "hypercube_q6.yaml", "torus_8x8.yaml", "mesh_8x8.yaml"])
+def test_a_nodes_links_are_one_cache_line_and_each_receiver_has_one_link(name):
+    """state.link_table: node v's far ends and the ports they arrive on in one line-aligned row, and no two links
+    arrive on one receiver."""
+    topo = Simulation(load_config(Path("configs") / name)).topology
+    links = S.link_table(topo.neighbours, topo.in_port)
+    ports = topo.n_ports
+    assert links.ctypes.data % 64 == 0 and links.strides[0] % 64 == 0 and 2 * ports <= links.shape[1]
+    assert (links[:, :ports] == topo.neighbours).all() and (links[:, ports:2 * ports] == topo.in_port).all()
+    receivers = [(links[v, d], links[v, ports + d]) for v in range(topo.n_nodes) for d in range(ports)
+                 if links[v, d] >= 0]
+    assert len(set(receivers)) == len(receivers) and all(0 <= port < ports for _, port in receivers)
+
+
 def _element(table, i):
     return table[i]
 

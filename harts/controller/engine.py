@@ -93,8 +93,7 @@ def _prefetch_next(machine, controller, clock, stats):
         return
     prefetch(controller.ctx, ci, 0)
     v = following - ci - 1
-    prefetch(machine.neighbours, v, 0)
-    prefetch(machine.in_port, v, 0)
+    prefetch(machine.links, v, 0)
 
 
 @kernel_entry
@@ -205,7 +204,8 @@ def _signature():
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
-    bundles = (Machine(two, one, two, two, one, one, one, two, two), Controller(two.astype(CX_DTYPE), one, two, two),
+    bundles = (Machine(two, one, two.astype(np.int32), one, one, one, two, two),
+               Controller(two.astype(CX_DTYPE), one, two, two),
                Packets(two, two), Logs(one, two, two, two, two, one, one), empty_clock(1, 1),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),

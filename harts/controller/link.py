@@ -12,8 +12,14 @@ def far_end(machine, v, direction):
     """The node at the far end of node v's link through port `direction` (-1: no link) and the receiver
     context the link arrives on there."""
     params = machine.params
-    u = machine.neighbours[v, direction]
-    return u, u * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) + machine.in_port[v, direction]
+    u = machine.links[v, direction]
+    return u, u * (params[PR_PORTS] + params[PR_BUS_INTERFACES]) + arrives_on(machine, v, direction)
+
+
+@kernel_part
+def arrives_on(machine, v, direction):
+    """The port of the far end that node v's link through port `direction` arrives on (state.link_table)."""
+    return machine.links[v, machine.params[PR_PORTS] + direction]
 
 
 @kernel_part

@@ -32,7 +32,7 @@ from .bmu import (
 )
 from .clock import schedule
 from .conditions import compare
-from .link import carry, far_end
+from .link import arrives_on, carry, far_end
 from .logs import log_visit
 from .packets import mark_contention, release
 from .records import (
@@ -333,7 +333,7 @@ def _try_port(machine, controller, packets, logs, clock, ci, p, v, port, c, now)
     elif params[PR_HOP_LOG] != 0:
         # swallowed at the far end: where it would have come in
         arrive = first + params[PR_LINK_DELAY]
-        log_visit(logs, pk[p, PK_UID], u, machine.in_port[v, port], -2, arrive,
+        log_visit(logs, pk[p, PK_UID], u, arrives_on(machine, v, port), -2, arrive,
                   arrive + pk[p, PK_LEN], -1, -1, ACT_DROPPED, 0, 0, pk[p, PK_DROPPED])
     return first
 

@@ -246,7 +246,8 @@ EV_TICK = 2  # in the list of this tick
 EV_HEAP = 3
 
 # ---- bundles --------------------------------------------------------------------------------------------------
-Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
+# links: link_table's row per node, its neighbours and the in-ports their links arrive on, in one line
+Machine = namedtuple("Machine", ["code", "params", "links", "axis_positive", "axis_negative",
                                  "shape", "offset_table", "route_tables"])
 # Header tables are record-major (header[record, word]) so that one header is a contiguous row.
 # tee_registers: the header registers a tee's delivered copy carries, saved before its forward (receiver.py)
@@ -287,6 +288,18 @@ def line_table(rows: int, columns: int, dtype=np.int64) -> np.ndarray:
     buffer = np.full(rows * columns + per_line, 0, dtype)  # written now: no first-touch faults in a run
     first = (-buffer.ctypes.data % LINE_BYTES) // itemsize
     return buffer[first:first + rows * columns].reshape(rows, columns)
+
+
+def link_table(neighbours: np.ndarray, in_port: np.ndarray) -> np.ndarray:
+    """Node v's links in one row: links[v, d] the node at the far end of port d (-1: none), links[v, P + d] the
+    port its link arrives on there (P ports). int32 and line-aligned, so that a forward finds its far end in one
+    line where two int64 tables of 48-byte rows took two to four (bench/SPEED.md, the stop of 28 November,
+    04:44-07:44). Node numbers fit: a network has fewer nodes than event ids (MAX_EVENT_IDS)."""
+    nodes, ports = neighbours.shape
+    links = line_table(nodes, 2 * ports, np.int32)
+    links[:, :ports] = neighbours
+    links[:, ports:2 * ports] = in_port
+    return links
 
 
 def id_node_divider(contexts_per_node: int) -> tuple[int, int]:

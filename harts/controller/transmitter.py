@@ -46,7 +46,7 @@ def transmit(machine, controller, packets, stats, v, direction, p, c):
     tx = controller.tx
     node = controller.node
     pk = packets.table
-    u = machine.neighbours[v, direction]
+    u = machine.links[v, direction]
     if u < 0:
         return NO_LINK
     t = v * params[PR_PORTS] + direction

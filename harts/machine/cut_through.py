@@ -138,8 +138,9 @@ class CutThroughSimulation(Simulation):
             if tables.ndim != 2 or tables.shape[1] != topo.n_nodes:
                 raise SimulationError(f"NP program {self.program.name!r}: route tables must have one column per "
                                       f"node ({topo.n_nodes}), got shape {tables.shape}")
-        return S.Machine(self.microprogram.placed(self.layout.fields), params, topo.neighbours, topo.in_port,
-                         topo.axis_positive, topo.axis_negative, topo.shape, topo.offset_table, tables)
+        return S.Machine(self.microprogram.placed(self.layout.fields), params,
+                         S.link_table(topo.neighbours, topo.in_port), topo.axis_positive, topo.axis_negative,
+                         topo.shape, topo.offset_table, tables)
 
     def _processor(self) -> R.Processor:
         topo = self.topology
