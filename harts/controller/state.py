@@ -16,6 +16,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from .lines import line_table
+
 NEVER = np.int64(2**62)  # a tick that never comes
 
 # ---- packet records: a pool, recycled once a record's last holder lets go --------------------------------
@@ -267,27 +269,6 @@ MAX_EVENT_IDS = 2**31
 
 def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
     return np.full((rows, columns), fill, dtype=np.int64)
-
-
-LINE_BYTES = 64
-
-
-def line_words(words: int, dtype=np.int64) -> int:
-    """The columns a row of `words` (at least one) of `dtype` takes in a line_table: whole cache lines."""
-    per_line = LINE_BYTES // np.dtype(dtype).itemsize
-    return -(-max(words, 1) // per_line) * per_line
-
-
-def line_table(rows: int, columns: int, dtype=np.int64) -> np.ndarray:
-    """A zeroed table whose every row starts on a 64-byte cache line: its columns rounded up to whole lines, its
-    first row placed on a line boundary of a slightly larger buffer. A row of up to 8 int64 is then one line,
-    where rows of 5 (E-n's headers) would straddle two in every other row."""
-    columns = line_words(columns, dtype)
-    itemsize = np.dtype(dtype).itemsize
-    per_line = LINE_BYTES // itemsize
-    buffer = np.full(rows * columns + per_line, 0, dtype)  # written now: no first-touch faults in a run
-    first = (-buffer.ctypes.data % LINE_BYTES) // itemsize
-    return buffer[first:first + rows * columns].reshape(rows, columns)
 
 
 def link_table(neighbours: np.ndarray, in_port: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..controller import isa
+from ..controller import isa, lines
 from ..controller import observations as O
 from ..controller import records as R
 from ..controller import state as S
@@ -59,7 +59,7 @@ def memory_estimate(nodes: int, ports: int, contexts: int, header_words: int, in
     words_per_node = (ports * (S.TX_ROWS + 2) + S.ND_ROWS
                       + (contexts + 1) * 8 + 16)
     context_bytes = contexts * S.CX_ROWS * np.dtype(S.CX_DTYPE).itemsize
-    records = (initial_records * (S.line_words(S.PK_ROWS) + S.line_words(header_words))
+    records = (initial_records * (lines.line_columns(S.PK_ROWS) + lines.line_columns(header_words))
                + initial_records * (R.E_HEADER + header_words))
     logs = LOG_ROWS * (R.DL_ROWS + header_words + R.PL_ROWS)
     return nodes * context_bytes + 8 * (nodes * words_per_node + records + logs)
@@ -161,7 +161,7 @@ class CutThroughSimulation(Simulation):
         topo = self.topology
         words = self.layout.words
         contexts = topo.n_nodes * (topo.n_ports + self.config["bmu.bus_interfaces"])
-        ctx = S.line_table(contexts, S.CX_ROWS, S.CX_DTYPE)
+        ctx = lines.line_table(contexts, S.CX_ROWS, S.CX_DTYPE)
         ctx[:, S.CX_PKT] = -1
         per_node = topo.n_ports + self.config["bmu.bus_interfaces"]
         receivers = _link_receivers(ctx, topo.n_ports, per_node)

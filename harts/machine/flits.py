@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..controller import isa
+from ..controller import isa, lines
 from ..controller import observations as O
 from ..controller import records as R
 from ..controller.flits import state as S
@@ -74,7 +74,7 @@ def memory_estimate(inputs: int, nodes: int, span: int, depth: int, words: int, 
     """Bytes the machine's tables take: per input VC its row, buffer and per-input columns (S.ROW_DTYPE), its visit
     and registers; per node its NP row and its `span` port rows (links and NP channels) with the allocator's two
     choices for each; the packet and event pools; the logs."""
-    narrow = (S.input_columns(depth) + S.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
+    narrow = (S.input_columns(depth) + lines.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
     per_input = S.VI_COLUMNS + words
     per_node = S.ND_ROWS + span * (S.PT_ROWS + 2) + 8
     pools = records * (S.PK_COLUMNS + 2 * words + 3) + records * (R.E_HEADER + words)
@@ -230,7 +230,7 @@ class FlitSimulation(Simulation):
         working = (topo.neighbours.reshape(-1) >= 0) & (lost == 0)
         downstream = np.where(working, (topo.neighbours * per_node + topo.in_port * vcs).reshape(-1), -1)
         params = self._params(faults, hops, counters)
-        per_input = S.line_aligned((inputs_count, S.CACHE_LINE // 8), S.ROW_DTYPE)
+        per_input = lines.line_aligned((inputs_count, lines.CACHE_LINE // 8), S.ROW_DTYPE)
         columns = (node, row, np.where(injection, injection_vc, local % vcs), injection,
                    np.where(injection, -1, ports + port % channels))
         for column, values in enumerate(columns):
@@ -241,13 +241,13 @@ class FlitSimulation(Simulation):
                                                                                 for column in range(len(columns))),
                             np.ascontiguousarray(downstream, dtype=np.int64), lost, topo.shape,
                             topo.offset_table)
-        table = S.line_aligned((inputs_count, S.input_columns(depth)), S.ROW_DTYPE)
+        table = lines.line_aligned((inputs_count, S.input_columns(depth)), S.ROW_DTYPE)
         slots = S.slots_of(table, depth)
         slots[:, :, [S.SL_PACKET, S.SL_FLIT]] = -1
         slots[:, :, S.SL_FREED] = S.EARLY
         for column in (S.IN_OUT, S.IN_WAIT_FOR, S.CX_PKT, S.CX_TAIL_AT, S.IN_TEE, S.CX_PARK_NEXT):
             table[:, column] = -1
-        visits = S.line_aligned((inputs_count, S.VI_COLUMNS))
+        visits = lines.line_aligned((inputs_count, S.VI_COLUMNS))
         visits[:, [S.VI_UPSTREAM, S.VI_FIRST_OUT, S.VI_REFUSED_AT]] = -1
         port_rows = np.zeros((topo.n_nodes * span, S.PT_ROWS), np.int64)
         port_rows[:, [S.PT_LAST_PACKET, S.PT_PARKED]] = -1

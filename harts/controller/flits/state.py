@@ -17,6 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from ...jit import kernel_part
+from ..lines import line_columns
 
 NEVER = np.int64(2**62)
 EARLY = np.int64(-(2**31))  # a slot freed "long ago": its credit is back (the least ROW_DTYPE value; MAX_DELAY)
@@ -272,7 +273,6 @@ Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", 
                          "birth_record", "bound_bits", "bound_top", "in_choice", "out_choice"])
 
 
-CACHE_LINE = 64  # bytes
 # The inputs, their buffer slots and their columns of Machine (input_node .. ejection), the tables the allocator
 # reads every cycle, are int32: half the bytes of int64 (the 64x64 torus's went from 15.8 to 7.9 MB), which ran the
 # 64x64 torus faster in 6 of 8 alternating pairs (inputs and slots) and then in 8 of 8 (the columns), and the 8x8
@@ -289,8 +289,7 @@ MAX_DELAY = 2**30  # cycles a link's credit may take: EARLY + MAX_DELAY < 0, the
 
 def input_columns(depth: int) -> int:
     """Columns of an input's row with `depth` buffer slots, to whole cache lines (a row never shares a line)."""
-    per_line = CACHE_LINE // np.dtype(ROW_DTYPE).itemsize
-    return -(-(IN_SLOTS + depth * SL_ROWS) // per_line) * per_line
+    return line_columns(IN_SLOTS + depth * SL_ROWS, ROW_DTYPE)
 
 
 def slots_of(inputs: np.ndarray, depth: int) -> np.ndarray:
@@ -314,17 +313,6 @@ def held_cycle(stats, cycle):
         stats[ST_ERROR] = ERR_CYCLE_RANGE
         stats[ST_ERROR_DETAIL] = cycle
     return cycle
-
-
-def line_aligned(shape: tuple[int, ...], dtype=np.int64) -> np.ndarray:
-    """An array of zeros whose first element starts a cache line, so that each row of a table whose rows are a
-    multiple of 64 bytes takes whole lines: a large network's tables do not fit in cache, and a row split across
-    one more line costs one more miss."""
-    count = int(np.prod(shape))
-    size = np.dtype(dtype).itemsize
-    raw = np.zeros(count + CACHE_LINE // size, dtype)
-    start = (-raw.ctypes.data % CACHE_LINE) // size
-    return raw[start:start + count].reshape(shape)
 
 
 def mapped_zeros(shape: tuple[int, ...]) -> np.ndarray:
