@@ -106,11 +106,24 @@ def test_a_run_that_reaches_the_context_rows_tick_limit_stops_there_in_one_line(
     with pytest.raises(SimulationError) as err:
         sim.run(unicast([0], [0], [7], [64]))
     message = str(err.value)
-    assert "past cycle 357,913,941 1/6: the cut-through kernel's contexts hold ticks below 2^31 (6 per cycle)" in \
-        message, message
+    assert "past cycle 357,913,941 1/6: the cut-through kernel holds ticks below 2^31 (6 per cycle)" in message, \
+        message
     assert "the run reached cycle 600,000," in message, message
     one_hop = sim.run(unicast([0], [0], [1], [64]))
     assert one_hop.summary()["deliveries"] == 1
+
+
+def test_an_np_timer_past_the_last_tick_stops_the_run_there_in_one_line():
+    """The clock holds a tick and its state in one word (clock._entry), for ticks up to 2^31 - 1 as a context row
+    does: an NP timer 2^61 ticks ahead stops the run with the same error, naming the timer's cycle, where its tick,
+    shifted two bits up, would have left the word's 63 bits."""
+    config = defaults().with_values(np__program=str(PROGRAMS / "far_timer.py"), run__drain_cycles=10**9)
+    with pytest.raises(SimulationError) as err:
+        Simulation(config).run(initiations([0], [0], [1], [64]))
+    message = str(err.value)
+    # 2^61 ticks at 6 a cycle: cycle 384,307,168,202,282,325 1/3, plus the few cycles before the NP ran
+    assert "the run reached cycle 384,307,168,202,282,3" in message, message
+    assert "past cycle 357,913,941 1/6: the cut-through kernel holds ticks below 2^31" in message, message
 
 
 def test_the_contention_certificate_names_what_each_packet_waited_for_and_where_it_first_did():

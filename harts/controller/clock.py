@@ -19,13 +19,18 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..jit import kernel_call, kernel_part
 from .state import (
+    CX_TICK_LIMIT,
     DUE_UNKNOWN,
+    ERR_TICK_RANGE,
     EV_HEAP,
     EV_IDLE,
     EV_TICK,
     EV_WHEEL,
     NEVER,
     ST_CURRENT,
+    ST_ERROR,
+    ST_ERROR_CYCLE,
+    ST_ERROR_DETAIL,
     ST_HEAP_SIZE,
     ST_NEXT_DUE,
     ST_TICKS,
@@ -38,10 +43,21 @@ _STATE_BITS = 3  # clock.entry's low bits: where the id waits (EV_*)
 
 
 @kernel_part
+def held_tick(stats, t):
+    """t, which a context row or the clock is to hold: past CX_TICK_LIMIT the run stops with ERR_TICK_RANGE (unless
+    it already stopped for another error) before the value could matter (MODEL.md, Time)."""
+    if t > CX_TICK_LIMIT and stats[ST_ERROR] == 0:
+        stats[ST_ERROR] = ERR_TICK_RANGE
+        stats[ST_ERROR_CYCLE] = stats[ST_TIME]
+        stats[ST_ERROR_DETAIL] = t
+    return t
+
+
+@kernel_part
 def _entry(t, state):
-    """clock.entry of an id due at tick t that waits in `state` (EV_*): the tick above two bits of state, so that
-    scheduling reads and writes one array where the limit's clock does too (bench/SPEED.md, the stop of 28
-    November, 04:44-07:44). Ticks stay under 2^31 in this kernel (state.CX_TICK_LIMIT)."""
+    """clock.entry of an id due at tick t (at most CX_TICK_LIMIT) that waits in `state` (EV_*): the tick above two
+    bits of state, so that scheduling reads and writes one array where the limit's clock does too (bench/SPEED.md,
+    the stop of 28 November, 04:44-07:44)."""
     return (t << 2) | state
 
 
@@ -157,6 +173,9 @@ def schedule(clock, stats, e, t):
     now = stats[ST_TIME]
     if t < now or (t == now and e <= stats[ST_CURRENT]):
         t = now + 1
+    if held_tick(stats, t) > CX_TICK_LIMIT:  # (an NP timer's: every other tick comes from a context row)
+        clock.entry[e] = EV_IDLE
+        return
     if t == now:
         _set_due(clock, e)
         clock.entry[e] = _entry(t, EV_TICK)

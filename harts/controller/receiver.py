@@ -30,7 +30,7 @@ from .bmu import (
     bmu_turn_used,
     bmu_wait_for_output,
 )
-from .clock import schedule
+from .clock import held_tick, schedule
 from .conditions import compare
 from .link import arrives_on, carry, far_end
 from .logs import log_visit
@@ -66,7 +66,6 @@ from .state import (
     CX_STREAM_START,
     CX_STREAMING,
     CX_TAKEN,
-    CX_TICK_LIMIT,
     ERR_BAD_CONTEXT,
     ERR_DROPPED,
     ERR_FIFO_OVERFLOW,
@@ -74,7 +73,6 @@ from .state import (
     ERR_NO_HEADER,
     ERR_NO_LINK,
     ERR_NO_ROUTE,
-    ERR_TICK_RANGE,
     ERR_TRUNCATED,
     ERR_TWO_STREAMS,
     ND_INTERFACE_BLOCKED,
@@ -137,23 +135,12 @@ from .transmitter import NO_LINK, REFUSED_BUSY, REFUSED_FULL, transmit
 
 
 @kernel_part
-def _held_tick(stats, t):
-    """t, which a context row is to hold (state.CX_DTYPE): past CX_TICK_LIMIT the run stops with ERR_TICK_RANGE
-    (unless it already stopped for another error) before the row's value could matter."""
-    if t > CX_TICK_LIMIT and stats[ST_ERROR] == 0:
-        stats[ST_ERROR] = ERR_TICK_RANGE
-        stats[ST_ERROR_CYCLE] = stats[ST_TIME]
-        stats[ST_ERROR_DETAIL] = t
-    return t
-
-
-@kernel_part
 def _accept(ctx, packets, params, stats, ci, e, p, v, arrive, now):
     """Packet p, sent at tick `now`, reaches link receiver ci (event id e) of node v from tick `arrive`. Returns the
     tick from which the receiver runs its microprogram on it, or -1 if the receiver is busy (p waits in
     its FIFO, oldest first)."""
     pk = packets.table
-    _held_tick(stats, arrive)  # the tick _begin writes, now or when the receiver takes p from its FIFO
+    held_tick(stats, arrive)  # the tick _begin writes, now or when the receiver takes p from its FIFO
     if ctx[ci, CX_PKT] < 0:
         _begin(ctx, pk, params, ci, p, arrive)
         done = ctx[ci, CX_DONE_TICK]
@@ -297,7 +284,7 @@ def _begin_stream(ci, p, local, c, ctx, pk, node, stats, params, v):
         return True
     backlog = c - ctx[ci, CX_ARRIVE]
     stats[ST_FIFO_PEAK] = max(stats[ST_FIFO_PEAK], backlog)
-    ctx[ci, CX_STREAM_START] = _held_tick(stats, c)
+    ctx[ci, CX_STREAM_START] = held_tick(stats, c)
     bmu_end_promise(node, params, v, pk[p, PK_LEN], c)
     return backlog <= params[PR_FIFO_BYTES]
 
@@ -437,7 +424,7 @@ def _forward(machine, controller, packets, logs, clock, ci, p, v, via, c):
         # no port at all: the packet has no hop left on this route
         _fail(stats, ERR_NO_ROUTE, ci, ctx[ci, CX_PC], packets.table[p, PK_UID], c, -1)
         return NO_LINK
-    ctx[ci, CX_RETRY] = _held_tick(stats, max(c + 1, retry))
+    ctx[ci, CX_RETRY] = held_tick(stats, max(c + 1, retry))
     return -1
 
 
@@ -600,7 +587,7 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             ctx[ci, CX_PKT] = -1
             release(packets, logs, p, c)
             # Look for the next ready packet from the next cycle on (the instruction's own cycles).
-            ctx[ci, CX_IDLE_FROM] = _held_tick(stats, c + cycles)
+            ctx[ci, CX_IDLE_FROM] = held_tick(stats, c + cycles)
             controller.node[v, ND_INTERFACE_BUSY] += c + cycles - ctx[ci, CX_TAKEN]
             return c + cycles
         return _receiver_done(ctx, packets, logs, params, ci, p, v, c, cycles)
@@ -634,14 +621,14 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
             if following == isa.RETRY:
                 if local and params[PR_BMU_PER_OUTPUT] != 0:
                     # the packet waits in the BMU for its output; the interface moves on
-                    ctx[ci, CX_IDLE_FROM] = _held_tick(stats, c + cycles)
+                    ctx[ci, CX_IDLE_FROM] = held_tick(stats, c + cycles)
                     t = v * params[PR_PORTS] + ctx[ci, CX_RETRY_PORT]
                     bmu_wait_for_output(controller, packets, logs, clock, params, ci, v, p, t, ctx[ci, CX_RETRY], c)
                     stats[ST_INSTRUCTIONS] += 1
                     return c + cycles
                 # Hold the packet and execute this instruction again when a transmitter frees.
                 if local and ctx[ci, CX_REFUSED_AT] < 0:
-                    ctx[ci, CX_REFUSED_AT] = _held_tick(stats, c)
+                    ctx[ci, CX_REFUSED_AT] = held_tick(stats, c)
                 schedule(clock, stats, ci + v + 1, ctx[ci, CX_RETRY])
                 return -1
         else:
@@ -649,7 +636,7 @@ def _shared(machine, controller, packets, logs, clock, processor, ci, p, v, loca
                 _fail(stats, ERR_FIFO_OVERFLOW, ci, pc, pk[p, PK_UID], c, -1)
                 return -1
             if local:
-                ctx[ci, CX_STREAM_START] = _held_tick(stats, first)
+                ctx[ci, CX_STREAM_START] = held_tick(stats, first)
                 if ctx[ci, CX_FROM_STORE] != 0:
                     stats[ST_STORED_OUT] += length
                 if ctx[ci, CX_REFUSED_AT] >= 0:
@@ -694,8 +681,8 @@ def _receiver_done(ctx, packets, logs, params, ci, p, v, t, cycles):
     stats[ST_INSTRUCTIONS] += 1
     stats[ST_LATEST] = max(stats[ST_LATEST], t)
     release(packets, logs, p, t)
-    ctx[ci, CX_DONE_TICK] = _held_tick(stats, t)
-    ctx[ci, CX_RESUME_TICK] = _held_tick(stats, t + cycles)
+    ctx[ci, CX_DONE_TICK] = held_tick(stats, t)
+    ctx[ci, CX_RESUME_TICK] = held_tick(stats, t + cycles)
     return _next_pending(ctx, packets, params, ci, v, t + cycles)
 
 
@@ -796,7 +783,7 @@ def proceed(machine, controller, packets, logs, clock, processor, ci, v, now):
         ctx[ci, CX_DIR] = pk[p, PK_DIR]
         ctx[ci, CX_FROM_STORE] = pk[p, PK_IN_BMU]
         ctx[ci, CX_PRIVATE_RUN] = 0
-        ctx[ci, CX_TAKEN] = _held_tick(logs.stats, now)
+        ctx[ci, CX_TAKEN] = held_tick(logs.stats, now)
         ctx[ci, CX_REFUSED_AT] = -1
         pk[p, PK_IN_BMU] = 0
     t = now

@@ -379,9 +379,9 @@ class CutThroughSimulation(Simulation):
         if code == S.ERR_TICK_RANGE:
             bpc = self.config.bytes_per_cycle
             raise SimulationError(f"the run reached cycle {cycle_text(int(stats[S.ST_ERROR_DETAIL]), bpc)} (at cycle "
-                                  f"{cycle}), past cycle {cycle_text(S.CX_TICK_LIMIT, bpc)}: the cut-through kernel's "
-                                  f"contexts hold ticks below 2^31 ({bpc} per cycle); shorten the run or its timing "
-                                  f"delays")
+                                  f"{cycle}), past cycle {cycle_text(S.CX_TICK_LIMIT, bpc)}: the cut-through kernel "
+                                  f"holds ticks below 2^31 ({bpc} per cycle); shorten the run, its timing delays or "
+                                  f"its NP program's timers")
         if code == S.ERR_CYCLE_LIMIT:
             raise SimulationError(f"the network did not empty within run.drain_cycles after the last packet "
                                   f"(stopped at cycle {cycle})")
