@@ -128,7 +128,6 @@ from .state import (
     ST_LAST_PROGRESS,
     ST_LATEST,
     ST_STORED_OUT,
-    ST_TIME,
     TX_FREE,
 )
 from .transmitter import NO_LINK, REFUSED_BUSY, REFUSED_FULL, transmit
