@@ -55,9 +55,11 @@ def held_tick(stats, t):
 
 @kernel_part
 def _entry(t, state):
-    """clock.entry of an id due at tick t (at most CX_TICK_LIMIT) that waits in `state` (EV_*): the tick above two
-    bits of state, so that scheduling reads and writes one array where the limit's clock does too (bench/SPEED.md,
-    the stop of 28 November, 04:44-07:44)."""
+    """clock.entry of an id due at tick t that waits in `state` (EV_*): the tick above two bits of state, so that
+    scheduling reads and writes one array where the limit's clock does too (bench/SPEED.md, the stop of 28
+    November, 04:44-07:44). Every tick scheduled comes from a context row, a packet's ready tick or an NP event,
+    and each of those went through held_tick (or the traffic's check before the run), so t is at most
+    CX_TICK_LIMIT and fits its word."""
     return (t << 2) | state
 
 
@@ -173,9 +175,6 @@ def schedule(clock, stats, e, t):
     now = stats[ST_TIME]
     if t < now or (t == now and e <= stats[ST_CURRENT]):
         t = now + 1
-    if held_tick(stats, t) > CX_TICK_LIMIT:  # (an NP timer's: every other tick comes from a context row)
-        clock.entry[e] = EV_IDLE
-        return
     if t == now:
         _set_due(clock, e)
         clock.entry[e] = _entry(t, EV_TICK)

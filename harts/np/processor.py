@@ -9,7 +9,7 @@ holding the NP, and all the sends of one procedure run go together, so the links
 """
 
 from ..controller.bmu import bmu_enqueue
-from ..controller.clock import due_tick, schedule
+from ..controller.clock import due_tick, held_tick, schedule
 from ..controller.logs import delivered_word, log_delivery, log_visit
 from ..controller.packets import (
     complete,
@@ -264,7 +264,7 @@ def _make_sends(offsets, machine, controller, packets, logs, clock, processor, c
     words = params[PR_HEADER_WORDS]
     for s in range(count):
         if sends[s, S_ROUTE] == SEND_TIMER:
-            t = _new_event(events, stats, EVENT_TIMER, v, c + sends[s, S_DELAY])
+            t = _new_event(events, stats, EVENT_TIMER, v, held_tick(stats, c + sends[s, S_DELAY]))
             events[t, E_ARGUMENT] = sends[s, S_ARGUMENT]
             events[t, E_ORIGIN] = events[e, E_ORIGIN]
             events[t, E_VALUE] = events[e, E_VALUE]
@@ -300,7 +300,7 @@ def _make_sends(offsets, machine, controller, packets, logs, clock, processor, c
             pk[q, PK_DEST] = sends[s, S_DESTINATION]
             pk[q, PK_DISTANCE] = destination_offsets(offsets, machine, params[PR_TIE_KEY], v,
                                                      sends[s, S_DESTINATION], pk[q, PK_UID], packets.header[q])
-        pk[q, PK_READY] = handed + sends[s, S_DELAY] + params[PR_BMU_SETUP]
+        pk[q, PK_READY] = held_tick(stats, handed + sends[s, S_DELAY] + params[PR_BMU_SETUP])
         handed_over(pk, params, q, pk[q, PK_READY])
         bmu_enqueue(controller, packets, clock, stats, params, v, q, c)
 
