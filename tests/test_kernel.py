@@ -113,11 +113,12 @@ def test_a_run_that_reaches_the_context_rows_tick_limit_stops_there_in_one_line(
     assert one_hop.summary()["deliveries"] == 1
 
 
-def test_an_np_timer_past_the_last_tick_stops_the_run_there_in_one_line():
+@pytest.mark.parametrize("program", ["far_timer.py", "far_send.py"])
+def test_an_np_timer_or_send_past_the_last_tick_stops_the_run_there_in_one_line(program):
     """The clock holds a tick and its state in one word (clock._entry), for ticks up to 2^31 - 1 as a context row
-    does: an NP timer 2^61 ticks ahead stops the run with the same error, naming the timer's cycle, where its tick,
-    shifted two bits up, would have left the word's 63 bits."""
-    config = defaults().with_values(np__program=str(PROGRAMS / "far_timer.py"), run__drain_cycles=10**9)
+    does: an NP timer, or a send delayed, 2^61 ticks ahead stops the run with the same error, naming the cycle,
+    where its tick, shifted two bits up, would have left the word's 63 bits."""
+    config = defaults().with_values(np__program=str(PROGRAMS / program), run__drain_cycles=10**9)
     with pytest.raises(SimulationError) as err:
         Simulation(config).run(initiations([0], [0], [1], [64]))
     message = str(err.value)
