@@ -274,8 +274,8 @@ def table(rows: int, columns: int, fill: int = 0) -> np.ndarray:
 def link_table(neighbours: np.ndarray, in_port: np.ndarray) -> np.ndarray:
     """Node v's links in one row: links[v, d] the node at the far end of port d (-1: none), links[v, P + d] the
     port its link arrives on there (P ports). int32 and line-aligned, so that a forward finds its far end in one
-    line where two int64 tables of 48-byte rows took two to four (bench/SPEED.md, the stop of 28 November,
-    04:44-07:44). Node numbers fit: a network has fewer nodes than event ids (MAX_EVENT_IDS)."""
+    line where two int64 tables of 48-byte rows (E-n's six ports) took two to four (bench/SPEED.md, the stop of 28
+    November, 04:44-07:44). Node numbers fit: a network has fewer nodes than event ids (MAX_EVENT_IDS)."""
     nodes, ports = neighbours.shape
     links = line_table(nodes, 2 * ports, np.int32)
     links[:, :ports] = neighbours
