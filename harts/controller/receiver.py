@@ -31,7 +31,7 @@ from .bmu import (
     bmu_wait_for_output,
 )
 from .clock import held_tick, schedule
-from .conditions import compare
+from .conditions import compare, current_segment_code
 from .link import arrives_on, carry, far_end
 from .logs import log_visit
 from .packets import mark_contention, release
@@ -215,13 +215,7 @@ def _fail(stats, code, ci, pc, uid, c, detail):
 @kernel_part
 def _segment_code(header, params, p):
     """Code of the current segment of source-routed packet p, -1 when no segment is left."""
-    word = params[PR_SEGMENT_WORD]
-    if word < 0:
-        return -1
-    k = header[p, word]
-    if k >= params[PR_SEGMENTS] or header[p, word + 2 + 3 * k] == 0:
-        return -1
-    return header[p, word + 3 + 3 * k]
+    return current_segment_code(header, p, params[PR_SEGMENT_WORD], params[PR_SEGMENTS])
 
 
 @kernel_part

@@ -4,7 +4,7 @@ and releasing what an input held (MODEL.md, Routes and VC policies in detail).""
 
 from ...jit import kernel_part
 from .. import isa
-from ..conditions import compare
+from ..conditions import compare, current_segment_code
 from ..records import ROUTE_SEGMENTS
 from .state import (
     CX_PKT,
@@ -119,11 +119,7 @@ def _claim(machine, switch, packets, i, node, port, policy):
 @kernel_part
 def segment_code(params, header, pkt):
     """The code of the packet's current segment, -1 when no segment is left."""
-    word = params[PR_SEGMENT_WORD]
-    k = header[pkt, word]
-    if k >= params[PR_SEGMENTS] or header[pkt, word + 2 + 3 * k] == 0:
-        return -1
-    return header[pkt, word + 3 + 3 * k]
+    return current_segment_code(header, pkt, params[PR_SEGMENT_WORD], params[PR_SEGMENTS])
 
 
 @kernel_part
