@@ -72,11 +72,11 @@ class DeadlockError(SimulationError):
 
 def memory_estimate(inputs: int, nodes: int, span: int, depth: int, words: int, records: int) -> int:
     """Bytes the machine's tables take: per input VC its row, buffer and per-input columns (S.ROW_DTYPE), its visit
-    and registers; per node its NP row and its `span` port rows (links and NP channels) with the allocator's two
-    choices for each; the packet and event pools; the logs."""
+    and registers; per node its NP row and its `span` port rows (links and NP channels); the packet and event pools;
+    the logs. (The allocator's choices, two per port of one router, are left out.)"""
     narrow = (S.input_columns(depth) + lines.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
     per_input = S.VI_COLUMNS + words
-    per_node = S.ND_ROWS + span * (S.PT_ROWS + 2) + 8
+    per_node = S.ND_ROWS + span * S.PT_ROWS + 8
     pools = records * (S.PK_COLUMNS + 2 * words + 3) + records * (R.E_HEADER + words)
     logs = LOG_ROWS * (R.DL_ROWS + words + R.PL_ROWS)
     return inputs * narrow + 8 * (inputs * per_input + nodes * per_node + pools + logs)
@@ -265,13 +265,12 @@ class FlitSimulation(Simulation):
         stats[S.ST_EVENT_FREE_COUNT] = events
         # xorshift needs a non-zero state: an odd constant mixed with the seed
         stats[S.ST_RANDOM] = 0x9E3779B97F4A7C15 - (1 << 64) + 2 * self.config["run.seed"] + 1
-        rows = topo.n_nodes * span
         bitmap_words, summary_words = wheel_words(inputs_count)
         run = S.Run(stats, np.zeros(S.WHEEL * bitmap_words, np.int64), np.zeros(S.WHEEL * summary_words, np.int64),
                     np.zeros(4 * inputs_count + 16, np.int64), np.zeros(4 * topo.n_nodes + 64, np.int64),
                     np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64),
-                    np.zeros(bitmap_words, np.int64), np.zeros(summary_words, np.int64), np.full(rows, -1, np.int64),
-                    np.full(rows, -1, np.int64))
+                    np.zeros(bitmap_words, np.int64), np.zeros(summary_words, np.int64), np.full(span, -1, np.int64),
+                    np.full(span, -1, np.int64))
         logs = R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops)
         return {"machine": machine, "switch": switch, "packets": S.empty_pool(records, words),
                 "logs": logs, "run": run, "processor": self._processor(events)}

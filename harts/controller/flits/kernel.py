@@ -687,24 +687,24 @@ def _grant(machine, switch, packets, logs, run, processor, i, node, base, prow, 
 
 
 @kernel_part
-def _request(machine, switch, run, i, prow, base, orow):
-    """Input i (physical input row prow of the router whose rows start at base) asks output row orow, which keeps
-    the asker first round from its pointer."""
+def _request(machine, switch, run, i, p, base, o):
+    """Input i, at physical input p of the router whose rows start at base, asks its output o, which keeps the
+    asker first round from its pointer."""
     out_choice = run.out_choice
-    held = out_choice[orow]
+    held = out_choice[o]
     if held < 0:
-        out_choice[orow] = i
+        out_choice[o] = i
         return
     span = machine.params[PR_PORTS] + machine.params[PR_NP_CHANNELS]
-    pointer = switch.ports[orow, PT_OUT_PTR]
-    if ring_distance(pointer, prow - base, span) < ring_distance(pointer, machine.input_row[held] - base, span):
-        out_choice[orow] = i
+    pointer = switch.ports[base + o, PT_OUT_PTR]
+    if ring_distance(pointer, p, span) < ring_distance(pointer, machine.input_row[held] - base, span):
+        out_choice[o] = i
 
 
 @kernel_part
 def _switch(machine, switch, packets, logs, run, processor, node, base, picked, teeing, t):
     """The outputs of router `node` (its rows from base) pick among the inputs its physical inputs picked
-    (run.in_choice; bit p of `picked`: row base + p picked one), and the winners are granted in physical input
+    (run.in_choice; bit p of `picked`: physical input p picked one), and the winners are granted in physical input
     order. Outputs pick in two rounds: every input asks its output (a teeing input its link); then a teeing input
     that its link picked asks its ejection channel too, so two teeing inputs can never each hold one of the other's
     outputs for ever. A teeing input is granted only if both picked it. A lone pick wins its outputs unopposed.
@@ -713,39 +713,39 @@ def _switch(machine, switch, packets, logs, run, processor, node, base, picked, 
     in_choice = run.in_choice
     out_choice = run.out_choice
     lone = picked & (picked - 1) == 0
-    asked = 0  # bit o: output row base + o was asked
+    asked = 0  # bit o: output o was asked
     if not lone:
         m = picked
         while m != 0:
-            prow = base + trailing_zeros(m)
+            p = trailing_zeros(m)
             m &= m - 1
-            i = in_choice[prow]
-            _request(machine, switch, run, i, prow, base, base + inputs[i, IN_OUT])
+            i = in_choice[p]
+            _request(machine, switch, run, i, p, base, inputs[i, IN_OUT])
             asked |= 1 << inputs[i, IN_OUT]
         if teeing:
             m = picked
             while m != 0:
-                prow = base + trailing_zeros(m)
+                p = trailing_zeros(m)
                 m &= m - 1
-                i = in_choice[prow]
-                if inputs[i, IN_TEE] >= 0 and out_choice[base + inputs[i, IN_OUT]] == i:
-                    _request(machine, switch, run, i, prow, base, base + inputs[i, IN_TEE])
+                i = in_choice[p]
+                if inputs[i, IN_TEE] >= 0 and out_choice[inputs[i, IN_OUT]] == i:
+                    _request(machine, switch, run, i, p, base, inputs[i, IN_TEE])
                     asked |= 1 << inputs[i, IN_TEE]
     m = picked
     while m != 0:
-        prow = base + trailing_zeros(m)
+        p = trailing_zeros(m)
         m &= m - 1
-        i = in_choice[prow]
-        in_choice[prow] = -1
+        i = in_choice[p]
+        in_choice[p] = -1
         tee = inputs[i, IN_TEE]
-        if lone or (out_choice[base + inputs[i, IN_OUT]] == i and (tee < 0 or out_choice[base + tee] == i)):
-            _grant(machine, switch, packets, logs, run, processor, i, node, base, prow, t)
+        if lone or (out_choice[inputs[i, IN_OUT]] == i and (tee < 0 or out_choice[tee] == i)):
+            _grant(machine, switch, packets, logs, run, processor, i, node, base, base + p, t)
             if run.stats[ST_ERROR] != 0:
                 return
         else:
             _held(machine, packets, switch, i, CANDIDATE, t)
     while asked != 0:
-        out_choice[base + trailing_zeros(asked)] = -1
+        out_choice[trailing_zeros(asked)] = -1
         asked &= asked - 1
 
 
@@ -823,15 +823,16 @@ def _allocate(machine, switch, packets, logs, run, processor, t):
             continue
         teeing |= inputs[i, IN_TEE] >= 0
         prow = machine.input_row[i]
-        held = in_choice[prow]
+        p = prow - base
+        held = in_choice[p]
         if held < 0:
-            in_choice[prow] = i
-            picked |= 1 << (prow - base)
+            in_choice[p] = i
+            picked |= 1 << p
             continue
         ring = params[PR_INJECTION_VCS] if machine.injection[i] != 0 else vcs
         pointer = switch.ports[prow, PT_IN_PTR]
         if ring_distance(pointer, machine.input_vc[i], ring) < ring_distance(pointer, machine.input_vc[held], ring):
-            in_choice[prow] = i
+            in_choice[p] = i
             _held(machine, packets, switch, held, CANDIDATE, t)
         else:
             _held(machine, packets, switch, i, CANDIDATE, t)
