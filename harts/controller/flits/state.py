@@ -268,8 +268,9 @@ Packets = namedtuple("Packets", ["table", "header", "origin_header"])
 # wake * KEY_SPAN + node; births: (cycle, uid, record) of sends that join their NP queue later; bound_bits,
 # bound_top: the bound inputs, a bitmap over the inputs and its summary (as a wheel slot's), so that the allocator
 # takes them router by router; in_choice, out_choice: per physical input and output of the router being allocated
-# (0..P+C-1), its allocator's choices (-1 none), cleared before the next router's (one line, where a table over every
-# router's ports missed on the 64x64 torus: bench/SPEED.md, the stop of 28 November, 06:46)
+# (0..P+C-1), its allocator's choices (-1 none), cleared before the next router's: a few words that stay in the
+# cache, where a table over every router's ports missed on the 64x64 torus (bench/SPEED.md, the stop of 28 November,
+# 06:46-09:46)
 Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", "birth_cycle", "birth_uid",
                          "birth_record", "bound_bits", "bound_top", "in_choice", "out_choice"])
 
