@@ -2,7 +2,7 @@
 machine's time for a random read from that much memory: the measurement behind issue 21's size ratios (bench/SPEED.md,
 Why the large networks are slower per hop). Writes bench/results/size_sweep.json.
 
-    python bench/size_sweep.py [--repeat 5] [--only cut-through|flit|memory]
+    python bench/size_sweep.py [--repeat 5] [--only cut-through|flit|flit-load|memory]
 
 - cut-through: E-n for n in SIZES, uniform at link load 0.3, engine and limit on the same packets, alternately
   (bench/cut_through_limit.one_point): ns per packet-hop of each, the engine's events and micro-instructions per
@@ -10,6 +10,12 @@ Why the large networks are slower per hop). Writes bench/results/size_sweep.json
   id (the packets, logs and traffic apart);
 - flit: k x k tori for k in SIDES at 0.2 of the channel-load bound (bench/flits_limit.one_point): ns per flit-hop of
   each, and the bytes of each one's tables indexed by node, input or port;
+- flit-load: the 8x8 and 64x64 tori at the same fractions of their channel-load bounds, from 0.025 to 0.4: ns per
+  flit-hop of engine and limit beside the flit-hops a cycle. The allocator visits every bound input every cycle, so
+  the flit-hops a cycle count the inputs whose rows one cycle reads, 8 x 8 / (64 x 64) as many on the small torus at
+  the same fraction, where the contention per router is alike. What a load costs through contention shows on the 8x8
+  torus; if the large network is slower per hop because what one cycle reads outgrows the cache, its time per
+  flit-hop rises with the load beyond that;
 - memory: ns per read when each read's address comes from the one before (so none overlaps), over a random cycle
   through one 64-byte line in each of W bytes, for W from 64 KB to 64 MB.
 
@@ -50,6 +56,8 @@ SIZES = (5, 9, 13, 17, 25, 33, 41)  # E-n
 LOAD = 0.3
 SIDES = (8, 16, 24, 32, 48, 64)  # k x k tori
 RATE_OF_BOUND = 0.2
+LOAD_SIDES = {8: 20_000, 64: 2_000}  # flit-load: each torus, with its cycles of traffic at 0.2 of its bound
+LOAD_FRACTIONS = (0.025, 0.05, 0.1, 0.2, 0.4)  # of the channel-load bound
 MEMORY_BYTES = [2**k for k in range(16, 27)]  # 64 KB .. 64 MB
 LINE = 64
 
@@ -174,6 +182,15 @@ def _flit_rates(side: int, cycles: int, repeat: int) -> dict:
     return point
 
 
+def _flit_load_rates(side: int, fraction: float, repeat: int) -> dict:
+    cycles = round(LOAD_SIDES[side] * RATE_OF_BOUND / fraction)  # about the same packets at each load
+    point = flit_point("torus", side, fraction, "bound", cycles, repeat)
+    point["engine_ns_per_flit_hop"] = 1e9 / point["engine_flit_hops_per_second"]
+    point["limit_ns_per_flit_hop"] = 1e9 / point["limit_flit_hops_per_second"]
+    point["flit_hops_per_cycle"] = point["flit_hops"] / point["cycles"]
+    return point
+
+
 def _beside(point: dict, key: str) -> str:
     return f" ({point['beside_co_runner'][key]:.1f} beside the co-runner)" if "beside_co_runner" in point else ""
 
@@ -181,7 +198,7 @@ def _beside(point: dict, key: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs of each per point; medians are reported")
-    parser.add_argument("--only", choices=("cut-through", "flit", "memory"), help="one part")
+    parser.add_argument("--only", choices=("cut-through", "flit", "flit-load", "memory"), help="one part")
     parser.add_argument("--co-runner", type=int, metavar="MB",
                         help="also run every point beside a process reading MB megabytes at random")
     args = parser.parse_args()
@@ -211,8 +228,9 @@ def main() -> int:
                   f"micro-instructions per hop; limit {point['limit_ns_per_hop']:5.1f} ns/hop"
                   f"{_beside(point, 'limit_ns_per_hop')}, tables {point['limit_table_bytes'] / 2**20:6.2f} MB",
                   flush=True)
-    if args.only in (None, "flit"):
+    if args.only in (None, "flit", "flit-load"):
         flit_point("torus", 4, 0.05, "flits", 100, 1)  # load the kernel and compile the limit outside the timings
+    if args.only in (None, "flit"):
         out["flit"] = []
         for side in SIDES:
             cycles = max(2_000, round(20_000 * 64 / side**2))  # about the 8x8 torus's flit-hops at each size
@@ -224,6 +242,16 @@ def main() -> int:
                   f"MB; limit {point['limit_ns_per_flit_hop']:5.1f} ns/flit-hop"
                   f"{_beside(point, 'limit_ns_per_flit_hop')}, tables {point['limit_table_bytes'] / 2**20:6.2f} MB; "
                   f"{point['flit_hops']} flit-hops", flush=True)
+    if args.only in (None, "flit-load"):
+        out["flit_load"] = []
+        for side in LOAD_SIDES:
+            for fraction in LOAD_FRACTIONS:
+                point = _runs(lambda: _flit_load_rates(side, fraction, args.repeat), args.co_runner)
+                out["flit_load"].append(point)
+                print(f"{side}x{side} torus at {fraction} of its bound: {point['flit_hops_per_cycle']:7.0f} "
+                      f"flit-hops a cycle; engine {point['engine_ns_per_flit_hop']:6.1f} ns/flit-hop"
+                      f"{_beside(point, 'engine_ns_per_flit_hop')}, limit {point['limit_ns_per_flit_hop']:5.1f} "
+                      f"ns/flit-hop{_beside(point, 'limit_ns_per_flit_hop')}", flush=True)
     write_results("size_sweep" if args.only is None else f"size_sweep_{args.only}", out)
     return 0
 
