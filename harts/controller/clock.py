@@ -39,7 +39,8 @@ from .state import (
 )
 
 _MASK = WHEEL_TICKS - 1
-_STATE_BITS = 3  # clock.entry's low bits: where the id waits (EV_*)
+_STATE_SHIFT = 2  # clock.entry holds the tick above this many bits of where the id waits (EV_*)
+_STATE_BITS = (1 << _STATE_SHIFT) - 1
 
 
 @kernel_part
@@ -55,18 +56,18 @@ def held_tick(stats, t):
 
 @kernel_part
 def _entry(t, state):
-    """clock.entry of an id due at tick t that waits in `state` (EV_*): the tick above two bits of state, so that
+    """clock.entry of an id due at tick t that waits in `state` (EV_*): the tick above the state's bits, so that
     scheduling reads and writes one array where the limit's clock does too (bench/SPEED.md, the stop of 28
     November, 04:44-07:44). Every tick scheduled comes from a context row, a packet's ready tick or an NP event,
     and each of those went through held_tick (or the traffic's check before the run), so t is at most
     CX_TICK_LIMIT and fits its word."""
-    return (t << 2) | state
+    return (t << _STATE_SHIFT) | state
 
 
 @kernel_part
 def _unlink(clock, e):
     """Take id e out of its wheel bucket."""
-    b = (clock.entry[e] >> 2) & _MASK  # its tick's bucket
+    b = (clock.entry[e] >> _STATE_SHIFT) & _MASK  # its tick's bucket
     nxt = clock.next[e]
     prv = clock.prev[e]
     if prv < 0:
@@ -302,4 +303,4 @@ def take_due(clock, stats, e):
 def due_tick(clock, e):
     """The tick id e is due at; NEVER if none."""
     entry = clock.entry[e]
-    return NEVER if entry & _STATE_BITS == EV_IDLE else entry >> 2
+    return NEVER if entry & _STATE_BITS == EV_IDLE else entry >> _STATE_SHIFT
