@@ -23,6 +23,8 @@ from harts.controller.clock import (
     schedule,
     take_due,
 )
+from harts.controller.divider import MAX_DIVIDEND, node_divider
+from harts.controller.flits import state as FS
 
 IDS = 97
 STEPS = 20_000
@@ -152,13 +154,15 @@ def test_the_look_ahead_finds_the_next_id_due_in_the_tick(seed):
     assert out[:taken + 1].tolist() == expected
 
 
-@pytest.mark.parametrize("ids_per_node", [2, 3, 7, 8, 13, 17, 64, 100, 1000])
-def test_an_event_ids_node_is_found_by_a_multiply_for_every_id_a_run_may_have(ids_per_node):
-    multiplier, shift = S.id_node_divider(ids_per_node - 1)  # contexts per node, and the NP's id
-    assert multiplier * (S.MAX_EVENT_IDS - 1) < 2**63  # no int64 overflow in the kernel's product
-    # every residue near the ends of the id range and near the multiples of 2^k, where a rounding error shows first
-    edges = [0, S.MAX_EVENT_IDS - 1] + [2**k for k in range(1, 31)]
-    ids = sorted({e + d for e in edges for d in range(-2 * ids_per_node, 2 * ids_per_node)
-                  if 0 <= e + d < S.MAX_EVENT_IDS})
-    ids += list(np.random.default_rng(ids_per_node).integers(0, S.MAX_EVENT_IDS, 20_000))
-    assert [(int(e) * multiplier) >> shift for e in ids] == [int(e) // ids_per_node for e in ids]
+@pytest.mark.parametrize("per_node", [2, 3, 7, 8, 11, 13, 17, 64, 100, 1000])
+def test_a_numbers_node_is_found_by_a_multiply_for_every_number_a_run_may_have(per_node):
+    """node_divider finds the node of an event id (ids per node: a node's contexts and its NP's) and of a flit input
+    (per node: its link VCs and injection contexts; 11 for the 2-D grids' 4 ports, 2 VCs and one NP channel)."""
+    multiplier, shift = node_divider(per_node)
+    assert S.MAX_EVENT_IDS <= MAX_DIVIDEND and FS.KEY_SPAN <= MAX_DIVIDEND  # the numbers the kernels divide
+    assert multiplier * (MAX_DIVIDEND - 1) < 2**63  # no int64 overflow in the kernel's product
+    # every residue near the ends of the range and near the multiples of 2^k, where a rounding error shows first
+    edges = [0, MAX_DIVIDEND - 1] + [2**k for k in range(1, 31)]
+    numbers = sorted({e + d for e in edges for d in range(-2 * per_node, 2 * per_node) if 0 <= e + d < MAX_DIVIDEND})
+    numbers += list(np.random.default_rng(per_node).integers(0, MAX_DIVIDEND, 20_000))
+    assert [(int(e) * multiplier) >> shift for e in numbers] == [int(e) // per_node for e in numbers]

@@ -235,7 +235,7 @@ PR_FAULTS = 30  # 1: some node or link is faulty or links damage payloads (else 
 PR_BMU_PER_OUTPUT = 31  # 1: a bus interface refused a transmitter gives its packet back to wait for that output
 PR_HOP_LOG = 32  # 1: write the hop log (records.HR_*) and what it needs in the packet records
 PR_TIE_KEY = 33  # routing.torus_tie: 0, a tie half-way round a torus ring goes +; else drawn from this key
-PR_ID_NODE_MULTIPLIER = 34  # the node of event id e is (e * this) >> PR_ID_NODE_SHIFT (id_node_divider)
+PR_ID_NODE_MULTIPLIER = 34  # the node of event id e is (e * this) >> PR_ID_NODE_SHIFT (divider.node_divider)
 PR_ID_NODE_SHIFT = 35
 PR_ROWS = 36
 
@@ -281,17 +281,6 @@ def link_table(neighbours: np.ndarray, in_port: np.ndarray) -> np.ndarray:
     links[:, :ports] = neighbours
     links[:, ports:2 * ports] = in_port
     return links
-
-
-def id_node_divider(contexts_per_node: int) -> tuple[int, int]:
-    """(m, s) such that (e * m) >> s is the node of event id e (e // d, d = contexts_per_node + 1 ids per node, as
-    empty_clock numbers them) for every id 0 <= e < MAX_EVENT_IDS = 2^31, with e * m < 2^63: m = ceil(2^s / d) for
-    s = 31 + ceil(log2 d) (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994).
-    The kernel finds an event's node so (engine.owner_of), with a multiply where a table of owners would be read,
-    and on a large network missed in the cache, once per event."""
-    ids_per_node = int(contexts_per_node) + 1
-    shift = 31 + (ids_per_node - 1).bit_length()
-    return -(-(1 << shift) // ids_per_node), shift
 
 
 def empty_clock(nodes: int, contexts_per_node: int) -> Clock:

@@ -18,6 +18,7 @@ from ..controller import isa, lines
 from ..controller import observations as O
 from ..controller import records as R
 from ..controller import state as S
+from ..controller.divider import node_divider
 from ..controller.engine import compiled_kernel, run_kernel
 from ..controller.receiver import tail_time
 from ..errors import SimulationError
@@ -127,7 +128,8 @@ class CutThroughSimulation(Simulation):
         p[S.PR_TABLE_WORD] = self.layout.table_word
         p[S.PR_RUN_AHEAD] = 1
         p[S.PR_ROOM] = MAX_SENDS + self.topology.n_ports + 8
-        p[S.PR_ID_NODE_MULTIPLIER], p[S.PR_ID_NODE_SHIFT] = S.id_node_divider(p[S.PR_PORTS] + p[S.PR_BUS_INTERFACES])
+        # ids per node: the contexts, and the NP's (clock.py's numbering)
+        p[S.PR_ID_NODE_MULTIPLIER], p[S.PR_ID_NODE_SHIFT] = node_divider(p[S.PR_PORTS] + p[S.PR_BUS_INTERFACES] + 1)
         return p
 
     def _machine(self, params: np.ndarray) -> S.Machine:

@@ -18,6 +18,7 @@ import numpy as np
 from ..controller import isa, lines
 from ..controller import observations as O
 from ..controller import records as R
+from ..controller.divider import node_divider
 from ..controller.flits import state as S
 from ..controller.flits.kernel import compiled_flit_kernel, flit_kernel_is_cached
 from ..controller.flits.params import FlitParams
@@ -71,10 +72,9 @@ class DeadlockError(SimulationError):
 
 
 def memory_estimate(inputs: int, nodes: int, span: int, depth: int, words: int, records: int) -> int:
-    """Bytes the machine's tables take: per input VC its row, buffer and per-input columns (S.ROW_DTYPE), its visit
-    and registers; per node its NP row and its `span` port rows (links and NP channels); the packet and event pools;
+    """Bytes the machine's tables take: per input VC its row and buffer (S.ROW_DTYPE), its visit and registers; per node its NP row and its `span` port rows (links and NP channels); the packet and event pools;
     the logs. (The allocator's choices, two per port of one router, are left out.)"""
-    narrow = (S.input_columns(depth) + lines.CACHE_LINE // 8) * np.dtype(S.ROW_DTYPE).itemsize
+    narrow = S.input_columns(depth) * np.dtype(S.ROW_DTYPE).itemsize
     per_input = S.VI_COLUMNS + words
     per_node = S.ND_ROWS + span * S.PT_ROWS + 8
     pools = records * (S.PK_COLUMNS + 2 * words + 3) + records * (R.E_HEADER + words)
@@ -123,7 +123,9 @@ class FlitSimulation(Simulation):
             raise config.error("timing.link_delay_cycles", f"a link delay of {self.params.link_delay:,} cycles; the "
                                                            f"flit-level kernel takes at most {S.MAX_DELAY - 1:,}")
         vcs = self.params.virtual_channels
-        inputs = nodes * (ports * vcs + self.params.np_channels * self.params.injection_vcs)
+        # NI: a node's link input VCs and injection contexts (state.py numbers the inputs node * NI + l)
+        self.inputs_per_node = ports * vcs + self.params.np_channels * self.params.injection_vcs
+        inputs = nodes * self.inputs_per_node
         if inputs >= S.KEY_SPAN:
             raise config.error("topology", f"{inputs:,} input VCs; the flit-level kernel takes at most "
                                            f"{int(S.KEY_SPAN) - 1:,}")
@@ -197,6 +199,8 @@ class FlitSimulation(Simulation):
         p[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
         p[S.PR_ALTERING] = bool((faults.node_fault == R.FAULT_ALTER).any())
         p[S.PR_ROOM] = 2 * MAX_SENDS + 8
+        p[S.PR_INPUTS_PER_NODE] = self.inputs_per_node
+        p[S.PR_INPUT_NODE_MULTIPLIER], p[S.PR_INPUT_NODE_SHIFT] = node_divider(self.inputs_per_node)
         return p
 
     def _lost(self, faults: FaultSet) -> np.ndarray:
@@ -218,29 +222,23 @@ class FlitSimulation(Simulation):
         f = self.params
         ports, vcs, depth, channels = topo.n_ports, f.virtual_channels, f.buffer_flits, f.np_channels
         span = ports + channels
-        per_node = ports * vcs + channels * f.injection_vcs
+        per_node = self.inputs_per_node
         inputs_count = topo.n_nodes * per_node
         words = self.layout.words
-        node, local = np.divmod(np.arange(inputs_count, dtype=np.int64), per_node)
+        local = np.arange(per_node, dtype=np.int64)
         injection = local >= ports * vcs
         channel, injection_vc = np.divmod(np.where(injection, local - ports * vcs, 0), f.injection_vcs)
         port = np.where(injection, 0, local // vcs)
-        row = node * span + np.where(injection, ports + channel, port)
         lost = self._lost(faults)
         working = (topo.neighbours.reshape(-1) >= 0) & (lost == 0)
         downstream = np.where(working, (topo.neighbours * per_node + topo.in_port * vcs).reshape(-1), -1)
         params = self._params(faults, hops, counters)
-        per_input = lines.line_aligned((inputs_count, lines.CACHE_LINE // 8), S.ROW_DTYPE)
-        columns = (node, row, np.where(injection, injection_vc, local % vcs), injection,
-                   np.where(injection, -1, ports + port % channels))
-        for column, values in enumerate(columns):
-            per_input[:, column] = values
         machine = S.Machine(np.ascontiguousarray(self.microprogram.code), params, topo.neighbours, topo.in_port,
                             topo.axis_positive, topo.axis_negative, self.port_axis,
-                            np.ascontiguousarray(self.wraps, dtype=np.int64), *(per_input[:, column]
-                                                                                for column in range(len(columns))),
-                            np.ascontiguousarray(downstream, dtype=np.int64), lost, topo.shape,
-                            topo.offset_table)
+                            np.ascontiguousarray(self.wraps, dtype=np.int64),
+                            np.where(injection, ports + channel, port), np.where(injection, injection_vc, local % vcs),
+                            np.where(injection, -1, ports + port % channels),
+                            np.ascontiguousarray(downstream, dtype=np.int64), lost, topo.shape, topo.offset_table)
         table = lines.line_aligned((inputs_count, S.input_columns(depth)), S.ROW_DTYPE)
         slots = S.slots_of(table, depth)
         slots[:, :, [S.SL_PACKET, S.SL_FLIT]] = -1
@@ -360,8 +358,9 @@ class FlitSimulation(Simulation):
         if counters:
             visits = switch.visits
             held = visits[:, S.VI_OCCUPANCY] + inputs[:, S.IN_COUNT] * (end - visits[:, S.VI_OCCUPANCY_AT])
-            occupancy = np.bincount(machine.input_node, weights=np.where(machine.injection == 0, held, 0),
-                                    minlength=self.topology.n_nodes)
+            node, local = np.divmod(np.arange(inputs.shape[0]), self.inputs_per_node)
+            link_input = local < self.topology.n_ports * self.params.virtual_channels
+            occupancy = np.bincount(node, weights=np.where(link_input, held, 0), minlength=self.topology.n_nodes)
         network = FlitNetwork(switch.ports[:, S.PT_FLITS].reshape(self.topology.n_nodes, span).copy(), occupancy,
                               int(stats[S.ST_PEAK]), self.params, end, self.topology)
         result = Result(self.config, self.topology, self.switching, 1, end, self.layout, self.program,
@@ -449,8 +448,7 @@ class FlitSimulation(Simulation):
     def describe_input(self, i: int) -> str:
         topo = self.topology
         vcs = self.params.virtual_channels
-        per_node = topo.n_ports * vcs + self.params.np_channels * self.params.injection_vcs
-        node, local = divmod(int(i), per_node)
+        node, local = divmod(int(i), self.inputs_per_node)
         where = f"node {node} {topo.coordinates(node)}"
         if local >= topo.n_ports * vcs:
             channel, context = divmod(local - topo.n_ports * vcs, self.params.injection_vcs)
@@ -509,6 +507,7 @@ class FlitProbe:
     def __init__(self, simulation: FlitSimulation, state: dict):
         self.ports = simulation.topology.n_ports
         self.params = simulation.params
+        self.inputs_per_node = simulation.inputs_per_node
         self.state = state
 
     def signals(self, nodes: list[int]):
@@ -541,7 +540,7 @@ class FlitProbe:
         inputs, ports_table, owner = switch.inputs, switch.ports, switch.owner
         f = self.params
         vcs, channels, depth = f.virtual_channels, f.np_channels, f.buffer_flits
-        per_node, span = self.ports * vcs + channels * f.injection_vcs, self.ports + channels
+        per_node, span = self.inputs_per_node, self.ports + channels
         freed = S.slots_of(inputs, depth)[:, :, S.SL_FREED]
 
         def uid(record):

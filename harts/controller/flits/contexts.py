@@ -51,6 +51,8 @@ from .state import (
     VI_MARKED_BLOCKED,
     VI_REFUSED_AT,
     VI_VALUE_AT,
+    input_node,
+    is_injection,
     slot_field,
 )
 from .wheel import schedule
@@ -100,8 +102,8 @@ def try_start(machine, switch, packets, run, i):
     inputs = switch.inputs
     if inputs[i, CX_STATE] != CX_IDLE:
         return
-    node = machine.input_node[i]
-    if machine.injection[i] != 0:
+    node = input_node(machine, i)
+    if is_injection(machine, i):
         nodes = switch.nodes
         pkt = nodes[node, ND_QUEUE_HEAD]
         if pkt < 0:
@@ -143,7 +145,7 @@ def try_start(machine, switch, packets, run, i):
         # the private instructions before its first shared one touch nothing shared: run now, with identical
         # results, the context wakes once, for that one
         code = machine.code
-        local = machine.injection[i] != 0
+        local = is_injection(machine, i)
         steps = 0
         while is_private(code[isa.CODE_OP, pc]):
             steps += 1

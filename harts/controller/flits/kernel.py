@@ -170,7 +170,13 @@ from .state import (
     VI_OCCUPANCY_AT,
     VI_REFUSED_AT,
     VI_UPSTREAM,
+    ejection_of,
     held_cycle,
+    input_local,
+    input_node,
+    input_row,
+    input_vc,
+    is_injection,
     slot_field,
 )
 from .wheel import next_due, next_wheel_cycle, park, schedule, take_from_heap
@@ -223,20 +229,15 @@ def _remove_oldest(machine, switch, run, i, c):
 @kernel_part
 def _in_port(machine, i):
     """The receiver input i belongs to, -1 for an injection channel."""
-    if machine.injection[i] != 0:
-        return -1
-    node = machine.input_node[i]
-    return machine.input_row[i] - node * (machine.params[PR_PORTS] + machine.params[PR_NP_CHANNELS])
+    return -1 if is_injection(machine, i) else machine.local_row[input_local(machine, i)]
 
 
 @kernel_part
 def _input_vc(machine, i):
     """Input i's VC, or for an injection channel its channel number."""
-    if machine.injection[i] == 0:
-        return machine.input_vc[i]
-    node = machine.input_node[i]
-    params = machine.params
-    return machine.input_row[i] - node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) - params[PR_PORTS]
+    if not is_injection(machine, i):
+        return input_vc(machine, i)
+    return machine.local_row[input_local(machine, i)] - machine.params[PR_PORTS]
 
 
 @kernel_part
@@ -247,7 +248,7 @@ def _visit(machine, switch, packets, logs, i, out_port, out_vc, last_in, last_ou
     inputs = switch.inputs
     pkt = inputs[i, CX_PKT]
     first_out = switch.visits[i, VI_FIRST_OUT] if switch.visits[i, VI_FIRST_OUT] >= 0 else last_out
-    log_hop(logs, machine.params, packets.table[pkt, PK_UID], machine.input_node[i], _in_port(machine, i), out_port,
+    log_hop(logs, machine.params, packets.table[pkt, PK_UID], input_node(machine, i), _in_port(machine, i), out_port,
             _input_vc(machine, i), out_vc, switch.visits[i, VI_ARRIVED], last_in, first_out, last_out, action,
             switch.visits[i, VI_BLOCKED_OUTPUT], switch.visits[i, VI_BLOCKED_CREDIT], 0)
 
@@ -284,7 +285,7 @@ def _nack(machine, switch, packets, logs, run, i, c):
         _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], switch.visits[j, VI_ARRIVED],
                switch.visits[j, VI_FIRST_OUT] + params[PR_FLIT_CYCLES], ACT_NACKED)
         _abandon(machine, switch, packets, logs, run, j, c)
-        j = switch.visits[j, VI_UPSTREAM] if machine.injection[j] == 0 else -1
+        j = -1 if is_injection(machine, j) else switch.visits[j, VI_UPSTREAM]
     table[pkt, PK_SENT] = 0
     table[pkt, PK_HOPS] = table[pkt, PK_HOPS_INHERITED]
     table[pkt, PK_WRAPPED] = 0
@@ -302,7 +303,7 @@ def _nack(machine, switch, packets, logs, run, i, c):
     # the abandoned inputs take their next packets (the source's channels the nacked one, now first again)
     offer(machine, switch, packets, run, source)
     j = switch.visits[i, VI_UPSTREAM]
-    while j >= 0 and machine.injection[j] == 0:
+    while j >= 0 and not is_injection(machine, j):
         try_start(machine, switch, packets, run, j)
         j = switch.visits[j, VI_UPSTREAM]
 
@@ -315,7 +316,7 @@ def _execute(machine, switch, packets, logs, run, i, t):
     code = machine.code
     inputs = switch.inputs
     stats = run.stats
-    local = machine.injection[i] != 0
+    local = is_injection(machine, i)
     pkt = inputs[i, CX_PKT]
     pc = inputs[i, CX_PC]
     c = t
@@ -362,7 +363,7 @@ def _execute(machine, switch, packets, logs, run, i, t):
                 return
             if taken == 1:
                 if op == isa.OP_TEE:
-                    inputs[i, IN_TEE] = machine.ejection[i]
+                    inputs[i, IN_TEE] = ejection_of(machine, i)
                 if params[PR_HOP_LOG] != 0 and switch.visits[i, VI_REFUSED_AT] >= 0:
                     switch.visits[i, VI_BLOCKED_OUTPUT] += c - switch.visits[i, VI_REFUSED_AT]
                     switch.visits[i, VI_REFUSED_AT] = -1
@@ -370,7 +371,7 @@ def _execute(machine, switch, packets, logs, run, i, t):
                 pc += 1
                 c += cycles
             else:
-                contend(packets, pkt, CONTENTION_RETRIED, machine.input_node[i], c)
+                contend(packets, pkt, CONTENTION_RETRIED, input_node(machine, i), c)
                 if code[isa.CODE_TARGET, pc] == isa.RETRY:
                     if params[PR_HOP_LOG] != 0 and switch.visits[i, VI_REFUSED_AT] < 0:
                         switch.visits[i, VI_REFUSED_AT] = c
@@ -391,7 +392,7 @@ def _execute(machine, switch, packets, logs, run, i, t):
             stats[ST_LAST_PROGRESS] = c
             if op == isa.OP_DELIVER:
                 _keep_header(switch, packets, params, i, pkt)
-                bind(machine, switch, run, i, machine.ejection[i], machine.ejection[i] - params[PR_PORTS], c)
+                bind(machine, switch, run, i, ejection_of(machine, i), ejection_of(machine, i) - params[PR_PORTS], c)
             elif op == isa.OP_ACK:
                 _remove_oldest(machine, switch, run, i, c)
                 made = packets.table[pkt, PK_HOPS] - packets.table[pkt, PK_HOPS_INHERITED]
@@ -438,7 +439,7 @@ def _candidate(machine, switch, packets, i, base, t):
     if inputs[i, IN_BOUND_FROM] > t:
         return WAITS
     pkt = inputs[i, CX_PKT]
-    if machine.injection[i] != 0:
+    if is_injection(machine, i):
         table = packets.table
         if table[pkt, PK_READY] > t:
             return WAITS
@@ -475,7 +476,7 @@ def _held(machine, packets, switch, i, status, t):
     # the first blocked cycle of a visit is the earliest there: later ones would not change the packet's marks
     if switch.visits[i, VI_MARKED_BLOCKED] == 0:
         switch.visits[i, VI_MARKED_BLOCKED] = 1
-        contend(packets, switch.inputs[i, CX_PKT], CONTENTION_BLOCKED, machine.input_node[i], t)
+        contend(packets, switch.inputs[i, CX_PKT], CONTENTION_BLOCKED, input_node(machine, i), t)
 
 
 @kernel_part
@@ -498,7 +499,7 @@ def _lose(machine, switch, packets, logs, run, i, o, flit, last, t):
     inputs = switch.inputs
     table = packets.table
     stats = run.stats
-    node = machine.input_node[i]
+    node = input_node(machine, i)
     pkt = inputs[i, CX_PKT]
     reason = machine.lost[node * params[PR_PORTS] + o]
     stats[ST_LOST_FLITS] += 1
@@ -513,9 +514,9 @@ def _lose(machine, switch, packets, logs, run, i, o, flit, last, t):
                 ACT_DROPPED, 0, 0, reason)
         j = i
         while j >= 0:
-            upstream = switch.visits[j, VI_UPSTREAM] if machine.injection[j] == 0 else -1
+            upstream = -1 if is_injection(machine, j) else switch.visits[j, VI_UPSTREAM]
             _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], switch.visits[j, VI_ARRIVED],
-                   t + params[PR_FLIT_CYCLES], ACT_INJECTED if machine.injection[j] != 0 else ACT_FORWARDED)
+                   t + params[PR_FLIT_CYCLES], ACT_INJECTED if is_injection(machine, j) else ACT_FORWARDED)
             _abandon(machine, switch, packets, logs, run, j, t)
             try_start(machine, switch, packets, run, j)
             j = upstream
@@ -553,7 +554,7 @@ def _to_link(machine, switch, packets, logs, run, i, pkt, flit, last, t):
     if flit == 0:
         table[pkt, PK_HOPS] += 1
         table[pkt, PK_DIR] = o
-        if params[PR_ALTERING] != 0 and switch.nodes[machine.input_node[i], ND_FAULT] == FAULT_ALTER:
+        if params[PR_ALTERING] != 0 and switch.nodes[input_node(machine, i), ND_FAULT] == FAULT_ALTER:
             table[pkt, PK_VALUE] = VALUE_ALTERED
         if params[PR_CORRUPTION_PER_MILLION] > 0 and \
                 _random(stats) % 1000000 < params[PR_CORRUPTION_PER_MILLION]:
@@ -596,7 +597,7 @@ def _to_ejection(machine, switch, packets, logs, run, processor, i, pkt, o, deli
     table[pkt, PK_EJECTED] += 1
     if last:
         at = t + params[PR_EJECT_DELAY]
-        node = machine.input_node[i]
+        node = input_node(machine, i)
         port = _in_port(machine, i)
         serial = log_copy(switch, packets, logs, params, i, pkt, node, port, at)
         table[pkt, PK_COPIES] += 1
@@ -626,7 +627,7 @@ def _grant(machine, switch, packets, logs, run, processor, i, node, base, prow, 
     span = ports + params[PR_NP_CHANNELS]
     vcs = params[PR_VCS]
     k = params[PR_FLIT_CYCLES]
-    injection = machine.injection[i] != 0
+    injection = is_injection(machine, i)
     output = inputs[i, IN_OUT]
     tee = inputs[i, IN_TEE]
     pkt = inputs[i, CX_PKT]
@@ -634,13 +635,13 @@ def _grant(machine, switch, packets, logs, run, processor, i, node, base, prow, 
     if injection:
         flit = table[pkt, PK_SENT]
         table[pkt, PK_SENT] += 1
-        switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], params[PR_INJECTION_VCS])
+        switch.ports[prow, PT_IN_PTR] = ring_next(input_vc(machine, i), params[PR_INJECTION_VCS])
     else:
         slot = inputs[i, IN_FIRST]
         flit = inputs[i, slot_field(slot, SL_FLIT)]
         tail_in = inputs[i, slot_field(slot, SL_USABLE)]
         _remove_oldest(machine, switch, run, i, t)
-        switch.ports[prow, PT_IN_PTR] = ring_next(machine.input_vc[i], vcs)
+        switch.ports[prow, PT_IN_PTR] = ring_next(input_vc(machine, i), vcs)
     stats[ST_GRANTS] += 1
     stats[ST_LAST_PROGRESS] = t
     inputs[i, IN_WAIT_FOR] = -1
@@ -697,7 +698,7 @@ def _request(machine, switch, run, i, p, base, o):
         return
     span = machine.params[PR_PORTS] + machine.params[PR_NP_CHANNELS]
     pointer = switch.ports[base + o, PT_OUT_PTR]
-    if ring_distance(pointer, p, span) < ring_distance(pointer, machine.input_row[held] - base, span):
+    if ring_distance(pointer, p, span) < ring_distance(pointer, input_row(machine, held) - base, span):
         out_choice[o] = i
 
 
@@ -804,7 +805,7 @@ def _allocate(machine, switch, packets, logs, run, processor, t):
                     run.bound_top[s] &= ~(1 << (word & 63))
                 stats[ST_ACTIVE] -= 1
                 continue
-        at = machine.input_node[i] if i >= 0 else -1
+        at = input_node(machine, i) if i >= 0 else -1
         if at != node or i < 0:
             if picked != 0:
                 _switch(machine, switch, packets, logs, run, processor, node, base, picked, teeing, t)
@@ -822,16 +823,16 @@ def _allocate(machine, switch, packets, logs, run, processor, t):
                 _held(machine, packets, switch, i, status, t)
             continue
         teeing |= inputs[i, IN_TEE] >= 0
-        prow = machine.input_row[i]
+        prow = input_row(machine, i)
         p = prow - base
         held = in_choice[p]
         if held < 0:
             in_choice[p] = i
             picked |= 1 << p
             continue
-        ring = params[PR_INJECTION_VCS] if machine.injection[i] != 0 else vcs
+        ring = params[PR_INJECTION_VCS] if is_injection(machine, i) else vcs
         pointer = switch.ports[prow, PT_IN_PTR]
-        if ring_distance(pointer, machine.input_vc[i], ring) < ring_distance(pointer, machine.input_vc[held], ring):
+        if ring_distance(pointer, input_vc(machine, i), ring) < ring_distance(pointer, input_vc(machine, held), ring):
             in_choice[p] = i
             _held(machine, packets, switch, held, CANDIDATE, t)
         else:
@@ -990,9 +991,7 @@ def _signature():
 
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
-    column = np.zeros((2, 2), ROW_DTYPE)[:, 0]  # the per-input columns are strided views of one table
-    bundles = (Machine(two, one, two, two, one, one, one, two, column, column, column, column, column, one, one, one,
-                       two),
+    bundles = (Machine(two, one, two, two, one, one, one, two, one, one, one, one, one, one, two),
                Switch(two.astype(ROW_DTYPE), two, one, two, two, two),
                Packets(two, two, two), Logs(one, two, two, two, two, one, one),
                Run(one, one, one, one, one, one, one, one, one, one, one, one),

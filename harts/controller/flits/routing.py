@@ -36,6 +36,7 @@ from .state import (
     ST_ERROR,
     VI_WAITS_ON,
     held_cycle,
+    input_node,
 )
 from .wheel import unpark
 
@@ -47,7 +48,7 @@ def bind(machine, switch, run, i, output, vc, c):
     inputs[i, IN_OUT] = output
     inputs[i, IN_OVC] = vc
     ports = machine.params[PR_PORTS]
-    down = machine.downstream[machine.input_node[i] * ports + output] if output < ports else -1
+    down = machine.downstream[input_node(machine, i) * ports + output] if output < ports else -1
     inputs[i, IN_DOWN] = down + vc if down >= 0 else -1
     inputs[i, IN_BOUND_FROM] = held_cycle(run.stats, c)
     if inputs[i, IN_LISTED] == 0:
@@ -143,7 +144,7 @@ def forward(machine, switch, packets, run, i, pc, c):
     """Execute a forward (or a tee's forward) at cycle c: 1 if a VC was taken, 0 if not, -1 on a run-time error."""
     params = machine.params
     code = machine.code
-    node = machine.input_node[i]
+    node = input_node(machine, i)
     pkt = switch.inputs[i, CX_PKT]
     header = packets.header
     via = code[isa.CODE_ARG, pc]
@@ -235,7 +236,7 @@ def release_output(machine, switch, run, i, c):
     ports = params[PR_PORTS]
     vcs = params[PR_VCS]
     if output < ports:
-        node = machine.input_node[i]
+        node = input_node(machine, i)
         base = (node * ports + output) * vcs
         if params[PR_CIRCUIT] != 0:
             for vc in range(vcs):

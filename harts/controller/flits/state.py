@@ -1,5 +1,5 @@
-"""The flit-level kernel's state: its tables (int64, but the inputs with their buffer slots and the per-input columns:
-ROW_DTYPE), their field layout, and the named bundles the kernel takes.
+"""The flit-level kernel's state: its tables (int64, but the inputs with their buffer slots: ROW_DTYPE), their field
+layout, and the named bundles the kernel takes.
 
 Times are cycles (one tick a cycle). With C NP channels (flow.np_channels), inputs are numbered
 node * NI + i with NI = P*V + C*J: i = port*V + vc for the link inputs, P*V + c*J + j for injection context j
@@ -244,17 +244,23 @@ PR_IMMEDIATE_TURNAROUND = 34  # flow.context_turnaround: 1, wait_tail and done c
 PR_INJECTION_VCS = 35  # J: injection contexts per NP channel
 PR_ALTERING = 36  # 1: some node alters the payloads it passes on (faults: alter)
 PR_RUN_AHEAD = 37  # 1: a starting context runs its first private instructions at once (0 while an observer traces pcs)
-PR_ROWS = 38
+PR_INPUTS_PER_NODE = 38  # NI
+PR_INPUT_NODE_MULTIPLIER = 39  # the node of input i is (i * this) >> PR_INPUT_NODE_SHIFT (divider.node_divider)
+PR_INPUT_NODE_SHIFT = 40
+PR_ROWS = 41
 
-# Per input, precomputed so the allocator needs no division: its node, its physical input's row in the port
-# table, its VC (0 for injection), whether it is an injection input, and the ejection output (P + c) it
-# delivers through (ROW_DTYPE columns of one line-aligned row per input, as one input's are read together);
-# downstream[node * P + port]: the first input VC its link feeds (add the VC), -1 without
-# a link or when a fault swallows what it sends; lost[node * P + port]: records.DROP_* of that fault (a dead
-# link, a crashed or dropping node at the far end), else 0.
+# What an input is follows from its number: its node is i // NI (input_node, a multiply and a shift), and the rest
+# from its number within the node, l = i - node * NI, through tables of NI entries: local_row[l], its physical
+# input's row among the node's P+C (its row in the port table is node * (P+C) + that); local_vc[l], its VC (an
+# injection context: its number j in its channel); local_ejection[l], the ejection output (P + c) it delivers
+# through, -1 for an injection input. (Per-input columns of these, a line for every two inputs, were 1.4 MB on
+# the 64x64 torus, read for every bound input every cycle: bench/SPEED.md, the stop of 28 November, 08:35-11:35.)
+# downstream[node * P + port]: the first input VC its link feeds (add the VC), -1 without a link or when a fault
+# swallows what it sends; lost[node * P + port]: records.DROP_* of that fault (a dead link, a crashed or dropping
+# node at the far end), else 0.
 Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axis_positive", "axis_negative",
-                                 "port_axis", "wraps", "input_node", "input_row", "input_vc", "injection",
-                                 "ejection", "downstream", "lost", "shape", "offset_table"])
+                                 "port_axis", "wraps", "local_row", "local_vc", "local_ejection", "downstream",
+                                 "lost", "shape", "offset_table"])
 # inputs[input]: IN_* and CX_* fields, then its B buffer slots (slot_field): the allocator's check of an input reads its
 # fields and the slot downstream from one row; owner[output VC]: owning input, -1 free; regs[input]: the header a
 # deliver or tee saw there (for its copy);
@@ -275,8 +281,8 @@ Run = namedtuple("Run", ["stats", "wheel_bits", "wheel_top", "heap", "np_heap", 
                          "birth_record", "bound_bits", "bound_top", "in_choice", "out_choice"])
 
 
-# The inputs, their buffer slots and their columns of Machine (input_node .. ejection), the tables the allocator
-# reads every cycle, are int32: half the bytes of int64 (the 64x64 torus's went from 15.8 to 7.9 MB), which ran the
+# The inputs and their buffer slots, the table the allocator reads every cycle, are int32: half the bytes of int64
+# (the 64x64 torus's, with the per-input columns Machine then had, went from 15.8 to 7.9 MB), which ran the
 # 64x64 torus faster in 6 of 8 alternating pairs (inputs and slots) and then in 8 of 8 (the columns), and the 8x8
 # and 16x16 networks within the noise (bench/SPEED.md, the stop of 06:37-09:37).
 # Every cycle written into an input or slot row is checked against HELD_CYCLE_LIMIT (held_cycle): past it the run
@@ -299,6 +305,46 @@ def slots_of(inputs: np.ndarray, depth: int) -> np.ndarray:
     size = inputs.itemsize
     return np.lib.stride_tricks.as_strided(inputs[:, IN_SLOTS:], shape=(inputs.shape[0], depth, SL_ROWS),
                                            strides=(inputs.strides[0], SL_ROWS * size, size))
+
+
+@kernel_part
+def input_node(machine, i):
+    """The node input i belongs to."""
+    params = machine.params
+    return (i * params[PR_INPUT_NODE_MULTIPLIER]) >> params[PR_INPUT_NODE_SHIFT]
+
+
+@kernel_part
+def input_local(machine, i):
+    """Input i's number within its node: what the local_* tables are indexed by."""
+    return i - input_node(machine, i) * machine.params[PR_INPUTS_PER_NODE]
+
+
+@kernel_part
+def is_injection(machine, i):
+    """Whether input i is an injection context (its node's inputs from P*V on)."""
+    params = machine.params
+    return input_local(machine, i) >= params[PR_PORTS] * params[PR_VCS]
+
+
+@kernel_part
+def input_row(machine, i):
+    """The row in the port table of input i's physical input."""
+    params = machine.params
+    node = input_node(machine, i)
+    return node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + machine.local_row[i - node * params[PR_INPUTS_PER_NODE]]
+
+
+@kernel_part
+def input_vc(machine, i):
+    """Input i's VC, or for an injection context its number in its channel."""
+    return machine.local_vc[input_local(machine, i)]
+
+
+@kernel_part
+def ejection_of(machine, i):
+    """The ejection output (P + c) input i delivers through, -1 for an injection input."""
+    return machine.local_ejection[input_local(machine, i)]
 
 
 @kernel_part
