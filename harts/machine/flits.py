@@ -72,8 +72,9 @@ class DeadlockError(SimulationError):
 
 
 def memory_estimate(inputs: int, nodes: int, span: int, depth: int, words: int, records: int) -> int:
-    """Bytes the machine's tables take: per input VC its row and buffer (S.ROW_DTYPE), its visit and registers; per node its NP row and its `span` port rows (links and NP channels); the packet and event pools;
-    the logs. (The allocator's choices, two per port of one router, are left out.)"""
+    """Bytes the machine's tables take: per input VC its row and buffer (S.ROW_DTYPE), its visit and registers; per
+    node its NP row and its `span` port rows (links and NP channels); the packet and event pools; the logs. (The
+    allocator's choices, two per port of one router, are left out.)"""
     narrow = S.input_columns(depth) * np.dtype(S.ROW_DTYPE).itemsize
     per_input = S.VI_COLUMNS + words
     per_node = S.ND_ROWS + span * S.PT_ROWS + 8
