@@ -41,8 +41,8 @@ def _flit_run(spec: list[str]):
     simulation = machine(kind, side)
     if kind == "torus" and side in (8, 64):
         rate *= uniform_torus_bound(simulation.topology)
-    create, source, destination = synthetic_packets(simulation.topology, "uniform", rate, FLITS, cycles, 1)
-    work = unicast(create, source, destination, FLITS * simulation.params.flit_bytes)
+    create, source, destination, flits = synthetic_packets(simulation.topology, "uniform", rate, FLITS, cycles, 1)
+    work = unicast(create, source, destination, flits * simulation.params.flit_bytes)
 
     def timed() -> float:
         started = time.perf_counter()

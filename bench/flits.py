@@ -31,8 +31,8 @@ def one_run(rate: float, cycles: int) -> dict:
                                     flow__virtual_channels=2, flow__buffer_flits=8,
                                     routing__torus_tie="positive")  # the workload of its earlier figures
     sim = Simulation(config)
-    create, source, dest = synthetic_packets(sim.topology, "uniform", rate, PACKET_FLITS, cycles, 1)
-    work = unicast(create, source, dest, PACKET_FLITS * sim.params.flit_bytes)
+    create, source, dest, flits = synthetic_packets(sim.topology, "uniform", rate, PACKET_FLITS, cycles, 1)
+    work = unicast(create, source, dest, flits * sim.params.flit_bytes)
     started = time.perf_counter()
     result = sim.run(work, keep=False)
     wall = time.perf_counter() - started

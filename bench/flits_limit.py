@@ -64,8 +64,8 @@ def one_point(kind, side, rate, basis, cycles, repeat) -> dict:
     if kind == "torus":
         bound = uniform_torus_bound(sim.topology)
     flits_rate = rate * bound if basis == "bound" else rate
-    create, source, destination = synthetic_packets(sim.topology, "uniform", flits_rate, FLITS, cycles, 1)
-    work = unicast(create, source, destination, FLITS * sim.params.flit_bytes)
+    create, source, destination, flits = synthetic_packets(sim.topology, "uniform", flits_rate, FLITS, cycles, 1)
+    work = unicast(create, source, destination, flits * sim.params.flit_bytes)
     engine_walls, limit_walls = [], []
     result = delivered = None
     for _ in range(repeat):

@@ -131,7 +131,7 @@ def flit_target(args, target: str):
     sim = Simulation(defaults().with_values(topology={"kind": args.kind, "dims": [args.side, args.side]},
                                             microcode="wormhole", flow__virtual_channels=2, flow__buffer_flits=8,
                                             routing__torus_tie="positive"))  # the limit's tie rule
-    create, source, destination = synthetic_packets(sim.topology, "uniform", args.rate, 8, args.cycles, 1)
+    create, source, destination, _ = synthetic_packets(sim.topology, "uniform", args.rate, 8, args.cycles, 1)
     dims = (args.side, args.side)
     if target == "engine":
         work = unicast(create, source, destination, 8 * sim.params.flit_bytes)

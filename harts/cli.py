@@ -1,4 +1,5 @@
-"""Command line: harts run | calibrate | broadcast | faults | microcode | trace | figure | reproduce | bench.
+"""Command line: harts run | sweep | calibrate | broadcast | faults | microcode | trace | figure | reproduce | load |
+sensitivity | ata | bench.
 Bad input ends in one line and exit code 2; a run-time fault of the simulation in one line and exit code 1."""
 
 from __future__ import annotations
@@ -101,9 +102,16 @@ def _results_directory(text: str) -> str:
     return text
 
 
-def _config(path: str | None):
-    from .machine.config import defaults, load_config
-    return load_config(path) if path else defaults()
+def _config(path: str | None, overrides: list[str]):
+    """The config a command runs: the file (or the built-in defaults) with its `--set KEY=VALUE` overrides."""
+    from .machine.config import defaults, load_config, with_overrides
+    return with_overrides(load_config(path) if path else defaults(), overrides)
+
+
+def _set_option(parser) -> None:
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="change one config key (dotted, as in the config table; the value as YAML), repeatable: "
+                             "--set flow.virtual_channels=4 --set traffic.synthetic.pattern=shuffle")
 
 
 def _print(data: dict, as_json: bool) -> None:
@@ -118,7 +126,7 @@ def _print(data: dict, as_json: bool) -> None:
 
 def _broadcast_config(args):
     """The config a broadcast runs on: the config's (or the defaults), on E-size if --size is given."""
-    config = _config(args.config)
+    config = _config(args.config, args.set)
     if args.size is not None:
         config = config.with_topology(kind="hex", size=args.size)
     return config
@@ -156,9 +164,8 @@ def _without_collection(command):
 
 @_without_collection
 def cmd_run(args) -> int:
-    from .machine.config import load_config
     from .machine.simulation import Simulation
-    config = load_config(args.config)
+    config = _config(args.config, args.set)
     simulation = Simulation(config)  # a config that cannot run is refused for that first
     _has_traffic(config, "run")
     traced = args.packet_trace is not None
@@ -166,7 +173,19 @@ def cmd_run(args) -> int:
                             counters=args.link_map is not None)
     data = result.summary()
     _tools(result, args, data)
-    _print(data, args.json)
+    if args.json:
+        _print(data, True)
+        return 0
+    from .machine.statistics import explain
+    shown = {k: v for k, v in data.items() if k not in ("stability", "latency_histogram", "hops_histogram")}
+    shown["stable"] = explain(data["stable"], data["stability"])
+    if data["stable"] is False:
+        # an unstable run's latencies grow with its window: they are not the network's
+        for key in shown:
+            if key.endswith("_cycles") and ("latency" in key or "queueing" in key) and shown[key] is not None:
+                shown[key] = f"{shown[key]:.4g} (not converged: the run is unstable)"
+    shown["histograms"] = "latency and hops: in --json"
+    _print(shown, False)
     return 0
 
 
@@ -174,7 +193,7 @@ def cmd_calibrate(args) -> int:
     from .controller import isa
     from .controller.microcode import assemble
     from .tools.calibrate import calibrate, calibrate_flits
-    config = _config(args.config)
+    config = _config(args.config, args.set)
     if assemble(config.microcode_path()).switching != isa.SWITCHING_CUT_THROUGH:
         return _print_flit_calibration(calibrate_flits(config), config, args.json)
     cal = calibrate(config)
@@ -212,9 +231,9 @@ def _print_flit_calibration(cal, config, as_json: bool) -> int:
 
 @_without_collection
 def cmd_bench(args) -> int:
-    from .machine.config import load_config
+    from .machine.config import load_config, with_overrides
     from .tools.bench import benchmark, default_config
-    config = load_config(args.config) if args.config else default_config()
+    config = with_overrides(load_config(args.config) if args.config else default_config(), args.set)
     data = benchmark(config, load=args.load, cycles=args.cycles, seed=args.seed)
     _print(data, args.json)
     return 0
@@ -360,9 +379,55 @@ def cmd_load(args) -> int:
     return 0
 
 
+def cmd_sweep(args) -> int:
+    from .experiments.load_sweep import SATURATION_TOLERANCE, Base, Sweep, curves, parse_rates, run_sweep, write
+    from .machine.config import config_file, load_config, parse_override
+    path = str(config_file(args.config).resolve())
+    config = load_config(path)
+    # the sweep's load is traffic.synthetic's: the config's own uniform traffic would run beside it
+    values = (("traffic.uniform.load", 0), *(parse_override(text) for text in args.set))
+    patterns = tuple(args.pattern.split(",")) if args.pattern else (config["traffic.synthetic.pattern"],)
+    rates = parse_rates(args.rates) if args.rates else ()
+    fractions = parse_rates(args.bound_fractions, "--bound-fractions") if args.bound_fractions else ()
+    if not rates and not fractions:
+        fractions = DEFAULT_BOUND_FRACTIONS
+    try:
+        sweep = Sweep(Base(path, values), patterns, rates, fractions, args.seeds, args.to_saturation)
+    except InputError as exc:
+        raise InputError(f"harts sweep: {exc}") from None
+    started = time.perf_counter()
+    try:
+        found = run_sweep(sweep, Path(args.results), resume=args.resume, workers=args.workers,
+                          dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        return _interrupted(args)
+    files = write(sweep, found, Path(args.results), Path(path).stem, args.plot)
+    print(f"{'pattern':16s} {'offered':>8s} {'accepted':>8s} {'latency':>9s} {'p99':>9s} {'queueing':>9s} "
+          f"{'network':>9s}  stable")
+    for row in curves(found["points"]):
+        def shown(name):
+            value = row[name]
+            return f"{value:9.1f}" if value is not None else f"{'-':>9s}"
+        print(f"{row['pattern']:16s} {row['rate']:8.4f} "
+              + (f"{row['accepted_flits_per_node_cycle']:8.4f}" if row["accepted_flits_per_node_cycle"] is not None
+                 else f"{'-':>8s}")
+              + f" {shown('latency_mean_cycles')} {shown('latency_p99_cycles')} {shown('queueing_mean_cycles')} "
+                f"{shown('network_latency_mean_cycles')}  {'yes' if row['stable'] else 'NO'}")
+    for row in found["saturation"]:
+        print(f"{row['pattern']}: saturation throughput {row['saturation_throughput']:.4f} flits/node/cycle (stable "
+              f"at an offered {row['stable_offered']:.4f}, unstable at {row['unstable_offered']:.4f}: within "
+              f"{SATURATION_TOLERANCE:.0%}; {row['fraction_of_bound']:.2f} of the channel-load bound "
+              f"{row['bound_flits_per_node_cycle']:.4f})")
+    print(f"wrote {', '.join(str(f) for f in files)}; wall time {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+DEFAULT_BOUND_FRACTIONS = tuple(round(0.1 * k, 1) for k in range(1, 11))
+
+
 def cmd_ata(args) -> int:
     from .experiments.lee_shin.ata import plot_arrivals, run_algorithm
-    config = _config(args.config)
+    config = _config(args.config, args.set)
     options = {"mu": args.mu, "eta": args.eta, "length": args.length, "overlapped": args.overlapped,
                "queueing": args.queueing}
     kind, count = next(((k, v) for k, v in (("crash", args.crash), ("byzantine", args.byzantine),
@@ -560,11 +625,10 @@ def _node_list(text: str) -> list[int]:
 
 
 def cmd_trace(args) -> int:
-    from .machine.config import load_config
     from .machine.simulation import Simulation, ticks_per_cycle
     from .network import build_topology
     from .tools.trace import trace_run
-    config = load_config(args.config)
+    config = _config(args.config, args.set)
     topology = build_topology(config.topology_spec)
     centre = args.source if args.broadcast else 0
     nodes = args.nodes if args.nodes is not None else \
@@ -627,11 +691,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="draw every link coloured by its utilisation and every node by its BMU bus interfaces")
     run.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
                      help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
+    _set_option(run)
     run.set_defaults(func=cmd_run)
 
     cal = sub.add_parser("calibrate", help="measure S, r, d at zero load and the residual of S + rM + (h-1)d")
     cal.add_argument("--config", help="YAML config (default: built-in defaults, E-5)")
     cal.add_argument("--json", action="store_true")
+    _set_option(cal)
     cal.set_defaults(func=cmd_calibrate)
 
     bcast = sub.add_parser("broadcast", help="run one broadcast and report its latency and copies")
@@ -658,6 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="draw every link coloured by its utilisation and every node by what fills first in it")
     bcast.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
                        help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
+    _set_option(bcast)
     bcast.set_defaults(func=cmd_broadcast)
 
     faults = sub.add_parser("faults", help="what a broadcast tolerates: random crashed or Byzantine nodes, and "
@@ -683,6 +750,7 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--json", action="store_true")
     faults.add_argument("--plot", type=_plot_file, metavar="FILE.png",
                         help="correct-decision fraction against faults")
+    _set_option(faults)
     faults.set_defaults(func=cmd_faults)
 
     microcode = sub.add_parser("microcode", help="tools for microprograms")
@@ -702,6 +770,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "then has something to trace); nodes default to its source and the source's neighbours")
     trace.add_argument("--source", type=_non_negative_int, default=0, help="--broadcast's source (default 0)")
     trace.add_argument("--length", type=_positive_int, help="--broadcast's length (as harts broadcast's)")
+    _set_option(trace)
     trace.set_defaults(func=cmd_trace)
 
     figure = sub.add_parser("figure", help="reproduce one of the paper's Figs 10-14 (PNG and CSV)")
@@ -737,6 +806,35 @@ def build_parser() -> argparse.ArgumentParser:
     _sweep_options(load)
     load.set_defaults(func=cmd_load)
 
+    sweep_ = sub.add_parser("sweep", help="latency against offered load on any config, per traffic pattern, and "
+                                           "each pattern's saturation throughput")
+    sweep_.add_argument("config", help="YAML config: a path or the name of a shipped config")
+    _set_option(sweep_)
+    sweep_.add_argument("--pattern", metavar="P[,P...]",
+                        help=f"traffic patterns (default: the config's traffic.synthetic.pattern): "
+                             f"{', '.join(KEY_BY_NAME['traffic.synthetic.pattern'].choices)}")
+    loads = sweep_.add_mutually_exclusive_group()
+    loads.add_argument("--rates", metavar="A:B:STEP|LIST",
+                       help="offered loads in flits/node/cycle: A:B:STEP (B included) or a comma list")
+    loads.add_argument("--bound-fractions", metavar="A:B:STEP|LIST",
+                       help="offered loads as fractions of each pattern's channel-load bound (default: 0.1:1:0.1 "
+                            "unless --rates is given)")
+    sweep_.add_argument("--to-saturation", action="store_true",
+                        help="also find each pattern's saturation throughput, to 1%% of the offered load (README, "
+                             "harts sweep)")
+    sweep_.add_argument("--seeds", type=_int_from(1, "positive", 1000), default=1,
+                        help="runs per point, seeds run.seed, run.seed + 1, ... (default: %(default)s)")
+    sweep_.add_argument("--plot", type=_plot_file, metavar="FILE.png",
+                        help="latency against accepted throughput, a curve per pattern, saturation marked")
+    sweep_.add_argument("--resume", action="store_true", help="run only the points not in --results yet")
+    sweep_.add_argument("--results", type=_results_directory, default="harts-results",
+                        help="results directory (default: %(default)s): CONFIG.csv, CONFIG.json, points/")
+    sweep_.add_argument("--workers", type=_positive_int, help="local processes (default: all cores)")
+    sweep_.add_argument("--dask-scheduler", metavar="ADDRESS",
+                        help="run the points on an existing Dask distributed cluster instead")
+    sweep_.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sweep_.set_defaults(func=cmd_sweep)
+
     ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
                                       "its Table II formula")
     ata.add_argument("--algorithm", choices=choices.ATA_ALGORITHMS, default="ihc",
@@ -767,6 +865,7 @@ def build_parser() -> argparse.ArgumentParser:
     ata.add_argument("--trials", type=_int_from(1, "positive", MAX_TRIALS), default=20,
                      help="random fault sets per count (default: %(default)s)")
     ata.add_argument("--seed", type=_non_negative_int, default=1, help="seed of the fault sets (default: 1)")
+    _set_option(ata)
     ata.set_defaults(func=cmd_ata)
 
     sweep = sub.add_parser("sensitivity", help="saturation against BMU structure, and the 4/5/6-BCAST spread "
@@ -781,6 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seed", type=_int_from(0, "non-negative", KEY_BY_NAME["run.seed"].maximum),
                        help="run.seed (default: the config's)")
     bench.add_argument("--json", action="store_true")
+    _set_option(bench)
     bench.set_defaults(func=cmd_bench)
     return parser
 

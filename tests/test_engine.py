@@ -10,7 +10,8 @@ from harts.controller import records as R
 from harts.controller import state as S
 from harts.errors import SimulationError
 from harts.machine.config import load_config
-from harts.machine.results import LatencyCounts, Tally, earliest_wait, latency_counts
+from harts.machine.results import ValueCounts, earliest_wait, value_counts
+from harts.machine.statistics import quantile
 from harts.machine.simulation import Simulation
 from harts.machine.traffic import unicast, worms
 from harts.tools.calibrate import calibrate
@@ -262,29 +263,28 @@ def test_running_in_slices_gives_the_same_result():
 
 
 @pytest.mark.parametrize("spread", [10, 10**9])
-def test_latency_counts_are_those_of_counting_one_by_one(spread):
+def test_value_counts_are_those_of_counting_one_by_one(spread):
     """Both ways of counting (a count per tick of a narrow range, sorting a wide one) give collections.Counter's."""
     latency = np.random.default_rng(spread).integers(7, 7 + spread, 5000)
-    values, counts = latency_counts(latency)
+    values, counts = value_counts(latency)
     assert dict(zip(values.tolist(), counts.tolist())) == dict(Counter(latency.tolist()))
     assert list(values) == sorted(values)
-    assert [a.size for a in latency_counts(latency[:0])] == [0, 0]
+    assert [a.size for a in value_counts(latency[:0])] == [0, 0]
 
 
-def test_latency_counts_kept_a_drain_at_a_time_are_those_of_all_the_drains():
-    """Chunks added one at a time (more than LatencyCounts keeps before merging) count as Counter counts them all,
+def test_value_counts_kept_a_drain_at_a_time_are_those_of_all_the_drains():
+    """Chunks added one at a time (more than ValueCounts keeps before merging) count as Counter counts them all,
     and give the quantile and the maximum of the whole."""
     rng = np.random.default_rng(3)
-    drains = [rng.integers(0, 50 + 40 * k, 300) for k in range(LatencyCounts.KEPT + 5)]
-    counts = LatencyCounts()
+    drains = [rng.integers(0, 50 + 40 * k, 300) for k in range(ValueCounts.KEPT + 5)]
+    counts = ValueCounts()
     for latency in drains:
         counts.add(latency)
     everything = np.concatenate(drains)
     values, how_many = counts.merged()
     assert dict(zip(values.tolist(), how_many.tolist())) == dict(Counter(everything.tolist()))
     assert counts.max() == everything.max()
-    tally = Tally(measured=everything.size, latencies=counts)
-    assert tally.latency_quantile(0.99) == np.sort(everything)[int(np.ceil(0.99 * everything.size)) - 1]
+    assert quantile(values, how_many, 0.99) == np.sort(everything)[int(np.ceil(0.99 * everything.size)) - 1]
 
 
 def test_the_earliest_wait_is_the_lowest_tick_then_the_lowest_uid():

@@ -25,7 +25,7 @@ def both(kind, side, vcs, depth, flits, rate, seed):
     sim = Simulation(defaults().with_values(topology={"kind": kind, "dims": [side, side]}, microcode="wormhole",
                                             flow__virtual_channels=vcs, flow__buffer_flits=depth,
                                             routing__torus_tie="positive"))  # the limit's tie rule
-    create, source, destination = synthetic_packets(sim.topology, "uniform", rate, flits, CYCLES, seed)
+    create, source, destination, _ = synthetic_packets(sim.topology, "uniform", rate, flits, CYCLES, seed)
     result = sim.run(unicast(create, source, destination, flits * sim.params.flit_bytes), keep=True)
     engine = np.full(len(create), -1, np.int64)
     engine[result.deliveries[R.DL_UID]] = result.deliveries[R.DL_TICK]

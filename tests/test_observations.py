@@ -18,6 +18,9 @@ from harts.machine.traffic import initiations
 from harts.np.kandlur_shin import ALGORITHMS
 
 WARMUP = 300
+MIDDLE = 750
+END = 1200
+NODES = 61  # E-5's
 
 
 def random_records(seed: int, topology, rows: int = 400):
@@ -49,26 +52,35 @@ def random_records(seed: int, topology, rows: int = 400):
     dl[R.DL_ROUTE] = pl[R.PL_ROUTE]
     dl[R.DL_DEST] = pl[R.PL_DEST]
     dl[R.DL_NODE] = np.where(rng.random(rows) < 0.05, rng.integers(0, n_nodes, rows), pl[R.PL_DEST])
-    dl[R.DL_CREATE] = rng.integers(0, 1000, rows)
-    dl[R.DL_TICK] = dl[R.DL_CREATE] + rng.integers(0, 500, rows)
+    pl[R.PL_CREATE] = rng.integers(0, 1000, rows)
+    dl[R.DL_SENDER] = pl[R.PL_SENDER]
+    dl[R.DL_LENGTH] = pl[R.PL_LEN]
+    dl[R.DL_HOPS] = pl[R.PL_HOPS]
+    dl[R.DL_CREATE] = pl[R.PL_CREATE]
+    dl[R.DL_INJECTED] = dl[R.DL_CREATE] + rng.integers(0, 300, rows)
+    dl[R.DL_TICK] = dl[R.DL_INJECTED] + rng.integers(0, 500, rows)
     return pl, dl, distance
 
 
 def observed_of(pl, dl, distance, hops_are_bytes):
-    """The observations of these records, each handed to the kernels' observation functions as it would complete."""
+    """The observations of these records, each handed to the kernels' observation functions as it would complete:
+    the observed counts, the measured deliveries' rows and the window's counts."""
     observed = np.zeros(O.OB_ROWS, np.int64)
     observed[O.OB_WARMUP] = WARMUP
     observed[O.OB_HOPS_ARE_BYTES] = hops_are_bytes
-    logs = R.empty_logs(np.zeros(1, np.int64), observed, dl.shape[1], 1, False, False)
+    observed[O.OB_WINDOW_MIDDLE] = MIDDLE
+    observed[O.OB_WINDOW_END] = END
+    logs = R.empty_logs(np.zeros(1, np.int64), observed, dl.shape[1], 1, False, False, NODES)
     for i in range(dl.shape[1]):
-        observe_delivery(logs, *(int(dl[f, i]) for f in (R.DL_UID, R.DL_ROUTE, R.DL_NODE, R.DL_DEST, R.DL_CREATE,
+        observe_delivery(logs, *(int(dl[f, i]) for f in (R.DL_UID, R.DL_ROUTE, R.DL_NODE, R.DL_DEST, R.DL_SENDER,
+                                                          R.DL_LENGTH, R.DL_CREATE, R.DL_INJECTED, R.DL_HOPS,
                                                           R.DL_TICK)))
     for i in range(pl.shape[1]):
         observe_packet(logs, *(int(pl[f, i]) for f in (
-            R.PL_UID, R.PL_ROUTE, R.PL_LEN, R.PL_HOPS, R.PL_HOPS_INHERITED, R.PL_STORES, R.PL_BYTES_SENT,
-            R.PL_BYTES_RECEIVED, R.PL_DROPPED, R.PL_CONTENTION, R.PL_DELIVERIES, R.PL_CONTENDED_KIND,
+            R.PL_UID, R.PL_ROUTE, R.PL_SENDER, R.PL_LEN, R.PL_CREATE, R.PL_HOPS, R.PL_HOPS_INHERITED, R.PL_STORES,
+            R.PL_BYTES_SENT, R.PL_BYTES_RECEIVED, R.PL_DROPPED, R.PL_CONTENTION, R.PL_DELIVERIES, R.PL_CONTENDED_KIND,
             R.PL_CONTENDED_AT, R.PL_CONTENDED_NODE)), int(distance[i]))
-    return observed, logs.latencies[:observed[O.OB_LATENCY_ROWS]]
+    return observed, logs.latencies[:, :observed[O.OB_LATENCY_ROWS]], logs.window
 
 
 def numpys_sums(pl):
@@ -85,9 +97,31 @@ def numpys_sums(pl):
             O.OB_BLOCKED: np.count_nonzero(contention & 8), O.OB_BYTES_SENT: pl[R.PL_BYTES_SENT].sum()}
 
 
+def traffic_unicasts(log, uid, route):
+    return (log[uid] < R.NP_UID_BASE) & (log[route] == R.ROUTE_DESTINATION)
+
+
 def numpys_latencies(dl, warmup):
-    measured = (dl[R.DL_UID] < R.NP_UID_BASE) & (dl[R.DL_ROUTE] == R.ROUTE_DESTINATION) & (dl[R.DL_CREATE] >= warmup)
-    return (dl[R.DL_TICK] - dl[R.DL_CREATE])[measured]
+    """Per measured delivery: creation to delivery, creation to injection, hops (records.LT_* rows)."""
+    measured = traffic_unicasts(dl, R.DL_UID, R.DL_ROUTE) & (dl[R.DL_CREATE] >= warmup)
+    return np.stack([dl[R.DL_TICK] - dl[R.DL_CREATE], dl[R.DL_INJECTED] - dl[R.DL_CREATE], dl[R.DL_HOPS]])[:, measured]
+
+
+def numpys_window(pl, dl, nodes, start, middle, end):
+    """records.WN_* per node: what traffic unicasts delivered, injected and lost to faults in each half."""
+    window = np.zeros((nodes, R.WN_COLUMNS), np.int64)
+    delivered = traffic_unicasts(dl, R.DL_UID, R.DL_ROUTE)
+    lost = traffic_unicasts(pl, R.PL_UID, R.PL_ROUTE) & (pl[R.PL_DROPPED] != 0) & \
+        (pl[R.PL_DROPPED] != R.DROP_BMU_OVERFLOW)
+    for column, log, mask, node, tick in (
+            (R.WN_EJECTED_FIRST, dl, delivered, R.DL_NODE, R.DL_TICK),
+            (R.WN_INJECTED_FIRST, dl, delivered, R.DL_SENDER, R.DL_INJECTED),
+            (R.WN_LOST_FIRST, pl, lost, R.PL_SENDER, R.PL_CREATE)):
+        length = R.DL_LENGTH if log is dl else R.PL_LEN
+        for half, (low, high) in enumerate(((start, middle), (middle, end))):
+            mine = mask & (log[tick] >= low) & (log[tick] < high)
+            np.add.at(window[:, column + half], log[node, mine], log[length, mine])
+    return window
 
 
 def brute_force_first_wait(pl):
@@ -104,11 +138,14 @@ def brute_force_first_wait(pl):
 def test_observed_records_are_numpys(seed, hops_are_bytes):
     topology = Simulation(hex_config(5)).topology
     pl, dl, distance = random_records(seed, topology)
-    observed, latencies = observed_of(pl, dl, distance, hops_are_bytes)
+    observed, latencies, window = observed_of(pl, dl, distance, hops_are_bytes)
     for row, value in numpys_sums(pl).items():
         assert observed[row] == value, row
     assert observed[O.OB_DELIVERIES] == dl.shape[1]
     assert np.array_equal(latencies, numpys_latencies(dl, WARMUP))
+    expected = numpys_window(pl, dl, NODES, WARMUP, MIDDLE, END)
+    assert np.array_equal(window, expected)
+    assert all(expected[:, column].any() for column in range(R.WN_LOST_SECOND + 1))  # every count had something
     wait = tuple(int(observed[row]) for row in (O.OB_WAIT_AT, O.OB_WAIT_UID, O.OB_WAIT_NODE, O.OB_WAIT_KIND))
     assert wait == brute_force_first_wait(pl) == earliest_wait(pl)
 
@@ -139,7 +176,7 @@ def test_run_checks_name_the_first_offending_packet():
     """RunChecks reports each kind of violation with its count and its first packet, from the kernel's counts."""
     topology = Simulation(hex_config(5)).topology
     pl, dl, distance = random_records(0, topology)
-    observed, _ = observed_of(pl, dl, distance, True)
+    observed, _, _ = observed_of(pl, dl, distance, True)
     checks = RunChecks()
     checks.take(observed)
     lost = np.flatnonzero(pl[R.PL_BYTES_SENT] != pl[R.PL_BYTES_RECEIVED])
@@ -207,12 +244,19 @@ def test_a_run_observes_what_its_kept_rows_show(name):
         sums[row] for row in (O.OB_UNICAST_PACKETS, O.OB_UNICAST_HOPS, O.OB_UNICAST_STORES, O.OB_UNICAST_DROPPED,
                               O.OB_LINK_HOPS, O.OB_COPY_LENGTH, O.OB_CONTENDED, O.OB_STORED, O.OB_RETRIED,
                               O.OB_QUEUED, O.OB_BLOCKED))
-    latencies = numpys_latencies(dl, config["run.warmup_cycles"] * sim.ticks_per_cycle)
-    values, counts = t.latencies.merged()
-    assert t.measured == latencies.size and t.latency_sum == latencies.sum()
-    assert latencies.size > 0 or "broadcast" in name  # a broadcast's copies are not unicasts
+    tpc = sim.ticks_per_cycle
+    total, queueing, hops = numpys_latencies(dl, config["run.warmup_cycles"] * tpc)
+    assert t.measured == total.size
+    assert total.size > 0 or "broadcast" in name  # a broadcast's copies are not unicasts
     assert t.unicast_dropped > 0 or "faults" not in name
-    assert np.array_equal(np.repeat(values, counts), np.sort(latencies))
+    for counted, expected in ((t.latencies, total), (t.queueing, queueing), (t.network, total - queueing),
+                              (t.hops, hops)):
+        assert np.array_equal(np.repeat(*counted.merged()), np.sort(expected))
+    assert (queueing >= 0).all() and (total > queueing).all()
+    window = numpys_window(pl, dl, sim.topology.n_nodes, config["run.warmup_cycles"] * tpc,
+                           kept.logs.window.middle * tpc, config["run.cycles"] * tpc)
+    assert np.array_equal(kept.logs.window_counts, window)
+    assert window.any() or "broadcast" in name
     assert t.first_wait == earliest_wait(pl)
     timing = ("wall_seconds", "kernel_startup_seconds", "cycles_per_second", "node_cycles_per_second",
               "packet_hops_per_second")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harts.experiments.switching import load
-from harts.experiments.switching.load import LoadPoint, saturation
+from harts.experiments.switching.load import ROUTERS, rows_of, saturation, sweeps
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -74,11 +74,14 @@ def test_instructions_without_meaning_at_flit_level_are_refused_at_their_line(tm
 @pytest.mark.parametrize("pattern", ["uniform", "hotspot"])
 def test_past_saturation_every_packet_still_arrives_and_latency_climbs(monkeypatch, network, pattern):
     """The invariants are checked inside every run; past the bound the mean latency must be far above the
-    light-load latency (a network that carried 1.3 times its bound would break the bound)."""
+    light-load latency (a network that carried 1.3 times its bound would break the bound), and the run says it is
+    unstable."""
     monkeypatch.setattr(load, "WARMUP", 200)
     monkeypatch.setattr(load, "MEASURE", 2000)
-    light = LoadPoint(network, pattern, 0.1).run()
-    heavy = LoadPoint(network, pattern, 1.3).run()
+    sweep = sweeps("wormhole", (0.1, 1.3), ROUTERS[:1])[network, ROUTERS[0]]
+    points = [point for point in sweep.grid() if point.pattern == pattern]
+    light, heavy = rows_of([point.run() for point in points], network, "wormhole", ROUTERS[0], sweep)
     assert heavy["latency_mean"] > 3 * light["latency_mean"]
     assert heavy["peak_buffer_flits"] == 8  # buffers fill, and never above their depth
-    assert saturation([{k: v for k, v in r.items()} for r in (light, heavy)])[0]["saturation"] == light["offered"]
+    assert light["stable"] and not heavy["stable"]
+    assert saturation([light, heavy])[0]["saturation"] == light["offered"]

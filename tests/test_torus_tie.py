@@ -69,12 +69,12 @@ def test_the_shipped_torus_configs_keep_the_plus_way_their_results_were_made_wit
 
 
 def test_harts_load_takes_the_bound_under_the_tie_rule_it_runs():
-    from harts.experiments.switching.load import LoadPoint, output_name
+    from harts.experiments.switching.load import ROUTERS, output_name, sweeps
 
-    drawn = LoadPoint("torus 8x8", "uniform", 0.1)
-    plus = LoadPoint("torus 8x8", "uniform", 0.1, torus_tie="positive")
-    assert drawn.key != plus.key  # a resumed sweep never takes one rule's point for the other's
-    assert drawn.run()["bound_flits_per_node_cycle"] == pytest.approx(63 / 64, rel=1e-12)
-    assert plus.run()["bound_flits_per_node_cycle"] == pytest.approx(63 / 80, rel=1e-12)
+    drawn = sweeps("wormhole", (0.1,), ROUTERS[:1], "random")["torus 8x8", ROUTERS[0]]
+    plus = sweeps("wormhole", (0.1,), ROUTERS[:1], "positive")["torus 8x8", ROUTERS[0]]
+    assert drawn.grid()[0].key != plus.grid()[0].key  # a resumed sweep never takes one rule's point for the other's
+    assert drawn.bounds["uniform"] == pytest.approx(63 / 64, rel=1e-12)
+    assert plus.bounds["uniform"] == pytest.approx(63 / 80, rel=1e-12)
     assert (output_name("wormhole", "random"), output_name("wormhole", "positive")) == \
         ("wormhole", "wormhole_tie_positive")

@@ -206,7 +206,7 @@ def _signature():
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two.astype(np.int32), one, one, one, two, two),
                Controller(two.astype(CX_DTYPE), one, two, two),
-               Packets(two, two), Logs(one, two, two, two, two, one, one), empty_clock(1, 1),
+               Packets(two, two), Logs(one, two, two, two, two, two, one, two), empty_clock(1, 1),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),
             *(typeof(b) for b in bundles))

@@ -14,6 +14,7 @@ from .records import (
     DL_DEST,
     DL_DIR,
     DL_HOPS,
+    DL_INJECTED,
     DL_LENGTH,
     DL_NODE,
     DL_ORIGIN,
@@ -84,6 +85,7 @@ from .state import (
     PK_FORGED,
     PK_HOPS,
     PK_HOPS_INHERITED,
+    PK_INJECTED,
     PK_LEN,
     PK_ORIGIN,
     PK_PARENT,
@@ -111,7 +113,8 @@ def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, 
     pk = packets.table
     serial = stats[ST_DELIVERY_SERIAL]
     stats[ST_DELIVERY_SERIAL] = serial + 1
-    observe_delivery(logs, pk[p, PK_UID], pk[p, PK_ROUTE], v, pk[p, PK_DEST], pk[p, PK_CREATE], tick)
+    observe_delivery(logs, pk[p, PK_UID], pk[p, PK_ROUTE], v, pk[p, PK_DEST], pk[p, PK_SENDER], pk[p, PK_LEN],
+                     pk[p, PK_CREATE], pk[p, PK_INJECTED], hops, tick)
     dl = logs.deliveries
     if dl.shape[1] == 0:
         return serial
@@ -137,6 +140,7 @@ def log_delivery(controller, packets, logs, params, ci, p, v, tick, hops, cuts, 
     dl[DL_CORRUPT, d] = pk[p, PK_CORRUPT]
     dl[DL_CONTENTION, d] = pk[p, PK_CONTENTION]
     dl[DL_LENGTH, d] = pk[p, PK_LEN]
+    dl[DL_INJECTED, d] = pk[p, PK_INJECTED]
     for w in range(params[PR_HEADER_WORDS]):
         logs.delivery_header[d, w] = delivered_word(controller, packets, params, p, w, teed)
     return serial
@@ -155,10 +159,10 @@ def delivered_word(controller, packets, params, p, w, teed):
 def log_packet(packets, logs, p, c):
     """Packet record p completes at tick c: observed, and a row of the log if the run keeps them."""
     pk = packets.table
-    observe_packet(logs, pk[p, PK_UID], pk[p, PK_ROUTE], pk[p, PK_LEN], pk[p, PK_HOPS], pk[p, PK_HOPS_INHERITED],
-                   pk[p, PK_STORES], pk[p, PK_BYTES_SENT], pk[p, PK_BYTES_RECEIVED], pk[p, PK_DROPPED],
-                   pk[p, PK_CONTENTION], pk[p, PK_DELIVERIES], pk[p, PK_CONTENDED_KIND], pk[p, PK_CONTENDED_AT],
-                   pk[p, PK_CONTENDED_NODE], pk[p, PK_DISTANCE])
+    observe_packet(logs, pk[p, PK_UID], pk[p, PK_ROUTE], pk[p, PK_SENDER], pk[p, PK_LEN], pk[p, PK_CREATE],
+                   pk[p, PK_HOPS], pk[p, PK_HOPS_INHERITED], pk[p, PK_STORES], pk[p, PK_BYTES_SENT],
+                   pk[p, PK_BYTES_RECEIVED], pk[p, PK_DROPPED], pk[p, PK_CONTENTION], pk[p, PK_DELIVERIES],
+                   pk[p, PK_CONTENDED_KIND], pk[p, PK_CONTENDED_AT], pk[p, PK_CONTENDED_NODE], pk[p, PK_DISTANCE])
     log = logs.packets
     if log.shape[1] == 0:
         return

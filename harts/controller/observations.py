@@ -11,8 +11,21 @@ its end. Two of its slots are the run's settings, written once before the kernel
 OB_HOPS_ARE_BYTES)."""
 
 from ..jit import kernel_part
-from .records import CONTENTION_BLOCKED, CONTENTION_QUEUED, CONTENTION_RETRIED, CONTENTION_STORED, NP_UID_BASE, \
-    ROUTE_DESTINATION
+from .records import (
+    CONTENTION_BLOCKED,
+    CONTENTION_QUEUED,
+    CONTENTION_RETRIED,
+    CONTENTION_STORED,
+    DROP_BMU_OVERFLOW,
+    LT_HOPS,
+    LT_QUEUEING,
+    LT_TOTAL,
+    NP_UID_BASE,
+    ROUTE_DESTINATION,
+    WN_EJECTED_FIRST,
+    WN_INJECTED_FIRST,
+    WN_LOST_FIRST,
+)
 
 # ---- the run's settings -----------------------------------------------------------------------------------------
 OB_WARMUP = 0  # ticks: the latencies of deliveries of packets created before this are not measured
@@ -54,7 +67,11 @@ OB_WRONG_NODE = 31  # unicast copies delivered elsewhere than their destination
 OB_WRONG_UID = 32
 OB_WRONG_AT = 33
 OB_WRONG_DEST = 34
-OB_ROWS = 35
+# ---- the measurement window's settings: it runs from OB_WARMUP to OB_WINDOW_END, in two halves -------------------
+OB_WINDOW_MIDDLE = 35  # ticks: the second half starts here
+OB_WINDOW_END = 36  # ticks: run.cycles
+OB_ROWS = 37
+
 
 
 @kernel_part
@@ -64,27 +81,40 @@ def log_rows_free(logs, delivered, logged, hop_rows):
     does not write counts none."""
     stats = logs.stats
     used = max(stats[delivered], stats[logged], stats[hop_rows], logs.observed[OB_LATENCY_ROWS])
-    return logs.latencies.shape[0] - used
+    return logs.latencies.shape[1] - used
 
 
 @kernel_part
-def observe_delivery(logs, uid, route, node, dest, create, tick):
-    """A copy of packet `uid` (created at `create`) reaches the NP of `node` at `tick`."""
+def observe_delivery(logs, uid, route, node, dest, source, length, create, injected, hops, tick):
+    """A copy of packet `uid` (`length` bytes or flits, from `source`, created at `create`, taken from its source's NP
+    at `injected`, `hops` links crossed) reaches the NP of `node` at `tick`."""
     observed = logs.observed
     observed[OB_DELIVERIES] += 1
     if route != ROUTE_DESTINATION:
         return
     if node != dest:
         _violation(observed, OB_WRONG_NODE, uid, node, dest)
-    if uid < NP_UID_BASE and create >= observed[OB_WARMUP]:
+    if uid >= NP_UID_BASE:
+        return
+    start = observed[OB_WARMUP]
+    if create >= start:
         row = observed[OB_LATENCY_ROWS]
-        logs.latencies[row] = tick - create
+        latencies = logs.latencies
+        latencies[LT_TOTAL, row] = tick - create
+        latencies[LT_QUEUEING, row] = injected - create
+        latencies[LT_HOPS, row] = hops
         observed[OB_LATENCY_ROWS] = row + 1
+    middle, end = observed[OB_WINDOW_MIDDLE], observed[OB_WINDOW_END]
+    window = logs.window
+    if start <= tick < end:
+        window[node, WN_EJECTED_FIRST + (tick >= middle)] += length
+    if start <= injected < end:
+        window[source, WN_INJECTED_FIRST + (injected >= middle)] += length
 
 
 @kernel_part
-def observe_packet(logs, uid, route, length, hops, hops_inherited, stores, bytes_sent, bytes_received, dropped,
-                   contention, copies, contended_kind, contended_at, contended_node, distance):
+def observe_packet(logs, uid, route, source, length, create, hops, hops_inherited, stores, bytes_sent, bytes_received,
+                   dropped, contention, copies, contended_kind, contended_at, contended_node, distance):
     """A packet record completes. `distance`: for a unicast, the hops of a shortest route from its sender to its
     destination."""
     observed = logs.observed
@@ -95,6 +125,10 @@ def observe_packet(logs, uid, route, length, hops, hops_inherited, stores, bytes
         observed[OB_UNICAST_HOPS] += hops
         observed[OB_UNICAST_STORES] += stores
         observed[OB_UNICAST_DROPPED] += dropped != 0
+        # what a named fault swallowed never leaves its source's backlog otherwise (a full BMU's drops are the
+        # network's own loss, and count against it)
+        if dropped != 0 and dropped != DROP_BMU_OVERFLOW and observed[OB_WARMUP] <= create < observed[OB_WINDOW_END]:
+            logs.window[source, WN_LOST_FIRST + (create >= observed[OB_WINDOW_MIDDLE])] += length
     observed[OB_LINK_HOPS] += own_hops
     observed[OB_COPY_LENGTH] += length * copies
     if contention != 0:

@@ -14,6 +14,7 @@ from .state import (
     PK_CREATE,
     PK_DEST,
     PK_HOLDERS,
+    PK_INJECTED,
     PK_LEN,
     PK_NEXT,
     PK_PARENT,
@@ -50,6 +51,7 @@ def new_record(packets, stats, c):
     pk[p, PK_WAITS_FOR] = -1
     pk[p, PK_PARENT] = -1
     pk[p, PK_DEST] = -1
+    pk[p, PK_INJECTED] = -1
     pk[p, PK_CREATE] = c
     pk[p, PK_UID] = stats[ST_UID_NEXT]
     stats[ST_UID_NEXT] += 1

@@ -86,6 +86,7 @@ from .state import (
     PK_DROPPED,
     PK_HOPS,
     PK_IN_BMU,
+    PK_INJECTED,
     PK_LEN,
     PK_NEXT,
     PK_REFUSED_AT,
@@ -779,6 +780,8 @@ def proceed(machine, controller, packets, logs, clock, processor, ci, v, now):
         ctx[ci, CX_TAKEN] = held_tick(logs.stats, now)
         ctx[ci, CX_REFUSED_AT] = -1
         pk[p, PK_IN_BMU] = 0
+        if pk[p, PK_INJECTED] < 0:  # its first time out of a BMU is at its sender: later ones store it in transit
+            pk[p, PK_INJECTED] = ctx[ci, CX_TAKEN]
     t = now
     if code[isa.CODE_SHARED, ctx[ci, CX_PC]] != 0:
         t = _shared(machine, controller, packets, logs, clock, processor, ci, p, v, local, now)

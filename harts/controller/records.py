@@ -103,7 +103,8 @@ DL_VALUE = 15
 DL_CORRUPT = 16
 DL_CONTENTION = 17
 DL_LENGTH = 18
-DL_ROWS = 19
+DL_INJECTED = 19  # tick its source's router first took it from the NP (its injection)
+DL_ROWS = 20
 
 # ---- packet log: one column per packet record, written when it completes -------------------------------------------
 PL_UID = 0
@@ -162,6 +163,22 @@ ACT_NAMES = {ACT_CUT_THROUGH: "cut through", ACT_STORED: "stored", ACT_FORWARDED
              ACT_INJECTED: "injected", ACT_DELIVERED: "delivered", ACT_TEED: "teed", ACT_DROPPED: "dropped",
              ACT_NACKED: "nacked"}
 
+# ---- the measured deliveries: logs.latencies[LT_*, row] (observations.py writes them) ----------------------------------------------------------
+LT_TOTAL = 0  # ticks from its creation to its delivery
+LT_QUEUEING = 1  # ticks from its creation to its injection: the cycle its source's router took it from the NP
+LT_HOPS = 2  # links it crossed
+LT_ROWS = 3
+
+# ---- what the window saw at each node: logs.window[node, WN_*], in bytes (cut-through) or flits (flit level) -------
+# of traffic unicasts only (uids below NP_UID_BASE, routed by destination)
+WN_EJECTED_FIRST = 0  # delivered at this node in the window's first half
+WN_EJECTED_SECOND = 1  # ... in its second half
+WN_INJECTED_FIRST = 2  # sent by this node and injected in the window's first half (counted at its delivery)
+WN_INJECTED_SECOND = 3  # ... in its second half
+WN_LOST_FIRST = 4  # sent by this node, created in the window's first half and dropped by a named fault
+WN_LOST_SECOND = 5  # ... created in its second half
+WN_COLUMNS = 8  # a node's row is one cache line
+
 # ---- the traffic table: what the NPs are asked to send, in creation order ------------------------------------------
 TR_CREATE = 0  # tick
 TR_SOURCE = 1
@@ -178,14 +195,17 @@ TRAFFIC_UNICAST = 0  # the NP sends it to its destination; no procedure runs on 
 TRAFFIC_INITIATE = 1  # the NP runs its procedure's initiation (a broadcast, a worm, a collective)
 
 # ---- bundles both kernels take --------------------------------------------------------------------------------
-Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", "hops", "latencies", "observed"])
-# delivery_header[row, word]; latencies (the measured deliveries') and observed[OB_*]: observations.py
+Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", "hops", "latencies", "observed",
+                           "window"])
+# delivery_header[row, word]; latencies[LT_*, row] (the measured deliveries'), observed[OB_*] and window[node, WN_*]:
+# observations.py
 
 
 def empty_logs(stats: np.ndarray, observed: np.ndarray, rows: int, header_words: int, keep: bool,
-               hops: bool) -> Logs:
+               hops: bool, nodes: int) -> Logs:
     """Logs of at least `rows` rows: the latencies always, the delivery and packet logs only if the run `keep`s
-    their rows, the hop log only if it keeps `hops`. Zeros, not a fill: the OS maps their pages as rows are written.
+    their rows, the hop log only if it keeps `hops`; and the measurement window's counts of the `nodes`. Zeros, not a
+    fill: the OS maps their pages as rows are written.
 
     A log is field-major, so a record's fields are a column's length apart. With a power-of-two length (the logs'
     usual 32,768 rows) all 19-23 fields of a record fell in one set of the L1 cache, whose sets repeat every 4 KB and
@@ -196,20 +216,21 @@ def empty_logs(stats: np.ndarray, observed: np.ndarray, rows: int, header_words:
     kept = rows if keep else 0
     return Logs(stats, np.zeros((DL_ROWS, kept), np.int64), np.zeros((kept, max(header_words, 1)), np.int64),
                 np.zeros((PL_ROWS, kept), np.int64), np.zeros((HR_ROWS, rows if hops else 0), np.int64),
-                np.zeros(rows, np.int64), observed)
+                np.zeros((LT_ROWS, rows), np.int64), observed, np.zeros((nodes, WN_COLUMNS), np.int64))
 
 
 def grown_logs(logs: Logs, need: int, most: int) -> Logs:
     """Drained logs, for the rest of the run: twice as many rows, up to `most` (or 2 x `need` if one step of the
     kernel may write `need` rows and they hold fewer), or the same logs if they have that many already."""
-    capacity = logs.latencies.shape[0]  # every log the run writes has as many rows
+    capacity = logs.latencies.shape[1]  # every log the run writes has as many rows
     rows = min(2 * capacity, most)
     if capacity < need:
         rows = max(rows, 2 * need)
     if rows <= capacity:
         return logs
-    return empty_logs(logs.stats, logs.observed, rows, logs.delivery_header.shape[1], logs.packets.shape[1] > 0,
-                      logs.hops.shape[1] > 0)
+    grown = empty_logs(logs.stats, logs.observed, rows, logs.delivery_header.shape[1], logs.packets.shape[1] > 0,
+                       logs.hops.shape[1] > 0, 0)
+    return grown._replace(window=logs.window)
 
 
 # What an NP procedure may read: its own parameters, the topology, where its header fields are

@@ -67,7 +67,8 @@ PK_VISIT_PORT = 35  # the receiver it came in on; -1: from this node's NP
 PK_VISIT_IN = 36  # tick its first byte reached that receiver; from the NP: the tick it was ready in the BMU
 PK_STORED_AT = 37  # tick of the receiver's 'store'
 PK_DISTANCE = 38  # ROUTE_DESTINATION: hops of a shortest route from its sender to its destination (the checks')
-PK_ROWS = 39
+PK_INJECTED = 39  # tick a bus interface of its sender's BMU first took it from the ready queue, -1 before
+PK_ROWS = 40
 
 # ---- contexts: P link receivers then B BMU bus interfaces per node ----------------------------------------
 # A context row is one 64-byte line (a line-aligned table of 16 int32): the four columns only a link receiver uses

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from ..errors import InputError
 from ..yamlsource import Located, load_located, located
@@ -44,7 +47,7 @@ MAX_PACKETS = 2**47  # traffic packets are numbered below state.NP_UID_BASE = 2^
 @dataclass(frozen=True)
 class Key:
     name: str  # dotted: section.key
-    kind: str  # int, float, str, list, mapping
+    kind: str  # int, float, str, list, mapping; ints, numbers: lists of them, each within minimum..maximum
     default: Any
     meaning: str
     minimum: float | None = None
@@ -150,15 +153,23 @@ KEYS = [
         "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
         "sends the probe again", 0, MAX_CYCLES),
     Key("traffic.synthetic.pattern", "str", "uniform",
-        "destinations of the synthetic traffic: uniform (over the other nodes), "
-        "transpose ((x, y) -> (y, x); diagonal nodes send nothing), bit_complement (every coordinate x -> "
-        "side - 1 - x), hotspot (traffic.synthetic.hotspot_fraction of packets to the hotspot nodes)",
-        choices=("uniform", "transpose", "bit_complement", "hotspot")),
+        "destinations of the synthetic traffic (see MODEL.md, Traffic patterns): uniform, transpose, "
+        "bit_complement, hotspot, tornado, neighbor, bit_reverse, shuffle, bit_rotation, diagonal or "
+        "random_permutation",
+        choices=("uniform", "transpose", "bit_complement", "hotspot", "tornado", "neighbor", "bit_reverse",
+                 "shuffle", "bit_rotation", "diagonal", "random_permutation")),
     Key("traffic.synthetic.rate", "float", 0.0,
-        "offered load in flits (flow.flit_bytes) per node per cycle, Poisson packet arrivals, for run.cycles "
-        "(0 = no synthetic traffic)", 0),
-    Key("traffic.synthetic.packet_flits", "int", 8, "flits (flow.flit_bytes) per packet of the synthetic traffic",
-        1, 2**20),
+        "offered load in flits (flow.flit_bytes) per node per cycle, packets made as traffic.synthetic.process "
+        "says, for run.cycles (0 = no synthetic traffic)", 0),
+    Key("traffic.synthetic.process", "str", "poisson",
+        "when the synthetic traffic's packets are made: poisson (each sending node a Poisson process) or "
+        "bernoulli (each cycle each sending node makes one packet with a fixed probability, BookSim2's default)",
+        choices=("poisson", "bernoulli")),
+    Key("traffic.synthetic.packet_flits", "ints", (8,),
+        "sizes of the synthetic traffic's packets in flits (flow.flit_bytes), a list or one size; each packet's "
+        "size is drawn with traffic.synthetic.packet_weights", 1, 2**20),
+    Key("traffic.synthetic.packet_weights", "numbers", (),
+        "relative weight of each size of traffic.synthetic.packet_flits (empty = equal weights)", 0),
     Key("traffic.synthetic.hotspot_nodes", "list", [],
         "hotspot pattern: the hotspot nodes ([]: the centre node of a mesh or torus, node 0 of other networks)"),
     Key("traffic.synthetic.hotspot_fraction", "float", 0.2,
@@ -166,6 +177,9 @@ KEYS = [
     Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}"),
     Key("traffic.broadcasts", "list", [],
         "explicit send_packet worms (kandlur_shin NP program): {cycle, source, direction, distance, length}"),
+    Key("traffic.trace", "str", "",
+        "file of unicast packets, a line 'cycle source destination flits' each, flits of flow.flit_bytes, in "
+        "creation order, relative to this file ('' = none)"),
     Key("traffic.uniform.load", "float", 0.0,
         "offered load of uniform Poisson traffic (destinations uniform over the other nodes), read as "
         "traffic.uniform.load_basis says (0 = no uniform traffic)", 0),
@@ -212,6 +226,55 @@ KEYS = [
         MAX_CYCLES),
 ]
 KEY_BY_NAME = {k.name: k for k in KEYS}
+# keys that name a file relative to the config file; given by --set, relative to the working directory
+FILE_KEYS = ("microcode", "np.program", "traffic.trace")
+
+
+def key_of(name: str) -> tuple[Key, str | None]:
+    """The key a dotted name sets, and the entry it names within a mapping key ('topology.dims': topology, 'dims');
+    an unknown name is an InputError listing the keys it could have meant."""
+    if name in KEY_BY_NAME:
+        return KEY_BY_NAME[name], None
+    head, _, entry = name.rpartition(".")
+    if head in KEY_BY_NAME and KEY_BY_NAME[head].kind == "mapping":
+        return KEY_BY_NAME[head], entry
+    section = name.split(".")[0]
+    near = [k.name for k in KEYS if k.name.split(".")[0] == section] or [k.name for k in KEYS]
+    raise InputError(f"unknown key '{name}', expected one of {', '.join(near)}")
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """A `--set KEY=VALUE` argument: the dotted key and its value read as YAML, as a config file would give it
+    (4, 0.5, shuffle, [1, 8], {kind: torus, dims: [8, 8]}); a malformed one is an InputError."""
+    name, equals, value = text.partition("=")
+    name = name.strip()
+    if not equals or not name:
+        raise InputError(f"--set expects KEY=VALUE (a dotted key of the config table), got {text!r}")
+    try:
+        key_of(name)
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError as exc:
+        raise InputError(f"--set {text}: not a YAML value ({str(exc).splitlines()[0]})") from None
+    except InputError as exc:
+        raise InputError(f"--set {text}: {exc.message}") from None
+    return name, parsed
+
+
+def with_overrides(config: Config, overrides: list[str]) -> Config:
+    """The config with the `--set KEY=VALUE` arguments applied (a later one wins); a bad one is an InputError naming
+    the key and what was expected. A file named on the command line is a path from the working directory."""
+    parsed = dict(parse_override(text) for text in overrides)
+    if not parsed:
+        return config
+    for name in FILE_KEYS:
+        if isinstance(parsed.get(name), str) and Path(parsed[name]).is_file():
+            parsed[name] = str(Path(parsed[name]).resolve())
+    try:
+        return config.with_values(parsed)
+    except InputError as exc:
+        raise InputError(f"--set: {exc.message}") from None
+
+
 # Sections that were replaced: a config that still uses one gets a one-line error naming the replacement.
 REPLACED = {"mesh": "'mesh.size' was replaced by 'topology: {kind: hex, size: N}'",
             "bmu.injection_contexts": "'bmu.injection_contexts' was replaced by 'bmu.bus_interfaces'"}
@@ -270,6 +333,17 @@ class Config:
                                            f"or a .py file (looked for {path})")
         return path
 
+    def trace_path(self) -> Path | None:
+        """The traffic.trace file, or None when the config has none."""
+        name = self["traffic.trace"]
+        if not name:
+            return None
+        path = self.file_relative(name)
+        if not path.is_file() or not os.access(path, os.R_OK):
+            found = "is not readable" if path.is_file() else "is not a file" if path.exists() else "was not found"
+            raise self.error("traffic.trace", f"'traffic.trace': expected a readable file of packets, {path} {found}")
+        return path
+
     def check(self) -> None:
         """The rules that tie keys together (each key alone is checked as it is read)."""
         self.bytes_per_cycle  # noqa: B018 - raises on a link rate that is not whole bytes per cycle
@@ -282,18 +356,33 @@ class Config:
                              f"({header}): a receiver holds the whole header in its FIFO before it can examine it")
         self.microcode_path()
         self.np_program_path()
+        self.trace_path()
+        sizes, weights = self["traffic.synthetic.packet_flits"], self["traffic.synthetic.packet_weights"]
+        if weights and (len(weights) != len(sizes) or not any(weights)):
+            raise self.error("traffic.synthetic.packet_weights",
+                             f"'traffic.synthetic.packet_weights' expects one weight per size of "
+                             f"'traffic.synthetic.packet_flits' ({len(sizes)}), not all 0, got {list(weights)}")
 
-    def with_values(self, **overrides: Any) -> Config:
-        """A copy with some keys replaced (dotted names with '.' written as '__'), checked as a file's are."""
-        values = dict(self.values)
+    def with_values(self, values: dict[str, Any] | None = None, /, **overrides: Any) -> Config:
+        """A copy with some keys replaced, checked as a file's are: ``values`` by dotted name
+        (``{"flow.virtual_channels": 4}``), ``overrides`` with '.' written as '__' (``flow__virtual_channels=4``).
+        A dotted name below a mapping key sets one entry of it (``{"topology.dims": [16, 16]}``). An unknown key or
+        a bad value is an InputError naming the key and what was expected.
+
+            for vcs in (2, 4, 8):
+                result = Simulation(config.with_values({"flow.virtual_channels": vcs})).run()
+        """
+        given = dict(values or {})
+        given.update({name.replace("__", "."): value for name, value in overrides.items()})
+        checked = dict(self.values)
         lines = dict(self.lines)
-        for key, value in overrides.items():
-            name = key.replace("__", ".")
-            if name not in KEY_BY_NAME:
-                raise KeyError(name)
-            values[name] = _checked(KEY_BY_NAME[name], value, InputError)
-            lines.pop(name, None)
-        config = Config(values, self.path, lines)
+        for name, value in given.items():
+            key, entry = key_of(name)
+            if entry is not None:
+                value = {**checked[key.name].plain(), entry: value}
+            checked[key.name] = _checked(key, value, InputError)
+            lines.pop(key.name, None)
+        config = Config(checked, self.path, lines)
         config.check()
         return config
 
@@ -364,6 +453,8 @@ def _checked(key: Key, given: Any, error: Callable[[str], InputError]) -> Any:
         if not isinstance(value, dict):
             raise fail("expects a mapping")
         return located(given)
+    if key.kind in ("ints", "numbers"):
+        return _listed(key, given, fail)
     if key.kind == "str":
         if not isinstance(value, str):
             raise fail("expects a string")
@@ -373,17 +464,43 @@ def _checked(key: Key, given: Any, error: Callable[[str], InputError]) -> Any:
     number = integer(value) if key.kind == "int" else real(value)
     if number is None:
         raise fail("expects an integer" if key.kind == "int" else "expects a finite number")
-    low = key.minimum is not None and number < key.minimum
-    high = key.maximum is not None and number > key.maximum
-    if (low or high) and key.minimum is not None and key.maximum is not None:
-        raise fail(f"must be in {bound(key.minimum)}..{bound(key.maximum)}")
-    if low:
-        raise fail(f"must be >= {bound(key.minimum)}")
-    if high:
-        raise fail(f"must be <= {bound(key.maximum)}")
-    if key.above is not None and number <= key.above:
-        raise fail(f"must be > {bound(key.above)}")
+    if not _within(key, number):
+        raise fail(f"must be {_bounds(key)}")
     return number
+
+
+def _bounds(key: Key) -> str:
+    """The key's bounds as an error message says them."""
+    if key.minimum is not None and key.maximum is not None:
+        return f"in {bound(key.minimum)}..{bound(key.maximum)}"
+    if key.minimum is not None:
+        return f">= {bound(key.minimum)}"
+    if key.maximum is not None:
+        return f"<= {bound(key.maximum)}"
+    return f"> {bound(key.above)}" if key.above is not None else ""
+
+
+def _within(key: Key, number: float) -> bool:
+    return (key.minimum is None or number >= key.minimum) and (key.maximum is None or number <= key.maximum) \
+        and (key.above is None or number > key.above)
+
+
+def _listed(key: Key, given: Any, fail: Callable[[str], InputError]) -> tuple:
+    """An ints or numbers key's list as a tuple; an ints key also takes one integer as a list of one (so that
+    `packet_flits: 8` keeps its meaning)."""
+    value = given.value if isinstance(given, Located) else given
+    ints = key.kind == "ints"
+    expected = f"expects a list of {'integers' if ints else 'finite numbers'} {_bounds(key)}".rstrip() \
+        + (" (or one integer)" if ints else "")
+    if ints and not isinstance(value, (list, tuple)):
+        value = [given]
+    if not isinstance(value, (list, tuple)):
+        raise fail(expected)
+    read = integer if ints else real
+    values = [read(item.value if isinstance(item, Located) else item) for item in value]
+    if (ints and not values) or any(x is None or not _within(key, x) for x in values):
+        raise fail(expected)
+    return tuple(values)
 
 
 def config_file(name: str | Path) -> Path:

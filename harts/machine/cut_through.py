@@ -194,7 +194,8 @@ class CutThroughSimulation(Simulation):
             "machine": self._machine(params),
             "controller": S.Controller(ctx, np.zeros(self.layout.registers, np.int64), tx, node),
             "packets": S.packet_pool(records, words),
-            "logs": R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops),
+            "logs": R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops,
+                                 self.topology.n_nodes),
             "clock": S.empty_clock(topo.n_nodes, per_node),
             "processor": self._processor(),
         }
@@ -216,7 +217,7 @@ class CutThroughSimulation(Simulation):
         stats, params = state["logs"].stats, machine.params
         chunks = Lookahead(source.chunks())
         uids = 0
-        table, uids, more = self._next_chunk(chunks, uids)
+        table, uids, more = self._next_chunk(chunks, uids, recorder.window)
         params[S.PR_TRAFFIC_MORE] = more
         last_create = int(table[R.TR_CREATE, -1]) if table.shape[1] else 0
         params[S.PR_LAST_TICK] = S.NEVER if more else last_create + self.config["run.drain_cycles"] * bpc
@@ -258,7 +259,7 @@ class CutThroughSimulation(Simulation):
                 if paused == S.PAUSE_ROOM:
                     self._make_room(state, recorder)
                 elif paused == S.PAUSE_TRAFFIC:
-                    table, uids, more = self._next_chunk(chunks, uids)
+                    table, uids, more = self._next_chunk(chunks, uids, recorder.window)
                     stats[S.ST_NEXT_TRAFFIC] = 0
                     params[S.PR_TRAFFIC_MORE] = more
                     if not more:
@@ -281,7 +282,7 @@ class CutThroughSimulation(Simulation):
         self._raise_on_error(stats, state)
         network = CutThroughNetwork(state["controller"].tx, node, end, self.config, self.topology)
         result = Result(self.config, self.topology, self.switching, bpc, end, self.layout, self.program,
-                        source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(), network,
+                        source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(state["logs"]), network,
                         self._counts(stats), stats, wall, loaded - started, faults, state["processor"].state, taken)
         if check:
             RunChecks().finish(result, state["logs"].observed, self._end_problems(result, state))

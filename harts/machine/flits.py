@@ -270,7 +270,8 @@ class FlitSimulation(Simulation):
                     np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64), np.zeros(records + 2, np.int64),
                     np.zeros(bitmap_words, np.int64), np.zeros(summary_words, np.int64), np.full(span, -1, np.int64),
                     np.full(span, -1, np.int64))
-        logs = R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops)
+        logs = R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops,
+                            topo.n_nodes)
         return {"machine": machine, "switch": switch, "packets": S.empty_pool(records, words),
                 "logs": logs, "run": run, "processor": self._processor(events)}
 
@@ -304,7 +305,7 @@ class FlitSimulation(Simulation):
         machine, run = state["machine"], state["run"]
         stats, params = run.stats, machine.params
         chunks = Lookahead(source.chunks())
-        table, uids, more = self._next_chunk(chunks, 0)
+        table, uids, more = self._next_chunk(chunks, 0, recorder.window)
         last_create = int(table[R.TR_CREATE, -1]) if table.shape[1] else 0
         self._traffic_ends(params, more, last_create)
         started = time.perf_counter()
@@ -337,7 +338,7 @@ class FlitSimulation(Simulation):
                 if paused == S.PAUSE_ROOM:
                     self._make_room(state, recorder)
                 elif paused == S.PAUSE_TRAFFIC:
-                    table, uids, more = self._next_chunk(chunks, uids)
+                    table, uids, more = self._next_chunk(chunks, uids, recorder.window)
                     stats[S.ST_NEXT_TRAFFIC] = 0
                     if table.shape[1]:
                         last_create = int(table[R.TR_CREATE, -1])
@@ -365,7 +366,7 @@ class FlitSimulation(Simulation):
         network = FlitNetwork(switch.ports[:, S.PT_FLITS].reshape(self.topology.n_nodes, span).copy(), occupancy,
                               int(stats[S.ST_PEAK]), self.params, end, self.topology)
         result = Result(self.config, self.topology, self.switching, 1, end, self.layout, self.program,
-                        source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(), network,
+                        source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(state["logs"]), network,
                         self._counts(stats, recorder), stats, wall, loaded - started, faults,
                         state["processor"].state, {})
         if check:

@@ -14,6 +14,26 @@ Practices of Interconnection Networks", ch. 3):
 - ``hotspot``: with probability ``hotspot_fraction`` to one of the hotspot nodes (uniformly among them,
   never to itself), otherwise uniform over the other N-1 nodes (hotspots included). A hotspot node that is
   the only hotspot has no other hotspot to favour, so all of its traffic is uniform.
+- ``tornado``: every grid coordinate x_a -> (x_a + ceil(side_a/2) - 1) mod side_a, each axis with its own
+  side (BookSim2's TornadoTrafficPattern, whose shift is (k+1)/2 - 1 in integer arithmetic). On a hypercube
+  every axis has side 2 and the shift is 0: no node moves, and the pattern is refused.
+- ``neighbor``: every grid coordinate x_a -> (x_a + 1) mod side_a (BookSim2's NeighborTrafficPattern); on a
+  hypercube, every bit complemented.
+- ``bit_reverse``: the node number's log2(N) bits reversed (BookSim2's BitRevTrafficPattern).
+- ``shuffle``: the log2(N)-bit node number rotated left by one bit (BookSim2's ShuffleTrafficPattern).
+- ``bit_rotation``: the log2(N)-bit node number rotated right by one bit (gem5 Garnet's bit_rotation: even s
+  -> s/2, odd s -> (s-1)/2 + N/2), the inverse of shuffle.
+  The three bit patterns need N a power of two (BookSim2's BitPermutationTrafficPattern).
+- ``diagonal``: every packet from s to (s+1) mod N. BookSim2's DiagonalTrafficPattern sends a packet there with
+  probability 1/3 and to its own source with probability 2/3; a packet to its own node never enters a network,
+  so harts sends only the third that does: harts' diagonal at offered load L is BookSim2's diagonal at 3L (as
+  harts' uniform, which never picks the source, is BookSim2's uniform at N/(N-1) times the load).
+- ``random_permutation``: a random permutation of the nodes, fixed by ``permutation_seed`` (BookSim2's
+  randperm with its perm_seed), drawn by a generator of its own that no other random stream shares.
+
+Every pattern but uniform and hotspot is a permutation: a node mapped to itself sends nothing, and a
+permutation in which no node would send is refused. MODEL.md ("Traffic patterns and their channel-load
+bounds") derives each pattern's bound by hand.
 
 Channel loads (``channel_loads``) are those of dimension-order routing: the route offsets of
 ``Topology.route_offsets`` taken axis by axis, lowest axis first, a positive offset through the axis's
@@ -25,8 +45,9 @@ node per cycle **averaged over all N nodes of the network**, whether or not a no
 lambda the N_send sending nodes each inject lambda * N / N_send flits per cycle (for transpose on a k x k
 grid, N / N_send = k^2 / (k^2 - k)), so one unit of offered load puts gamma * N / N_send on a link whose
 per-sender load (``channel_loads``) is gamma, and N / N_send on each sender's injection channel. For the
-patterns in which every node sends (all but transpose, and bit complement on all-odd grids) the two bases
-coincide. ``Bound.throughput_per_sending_node`` gives the other reading.
+patterns in which every node sends (all but transpose, bit complement on all-odd grids, the palindromes of
+bit_reverse, the all-0 and all-1 nodes of shuffle and bit_rotation, and the fixed points of a random
+permutation) the two bases coincide. ``Bound.throughput_per_sending_node`` gives the other reading.
 """
 
 from __future__ import annotations
@@ -38,7 +59,8 @@ import numpy as np
 from ..network.grid import grid_coordinates
 from ..network.topology import Topology, require_int
 
-PATTERNS = ("uniform", "transpose", "bit_complement", "hotspot")
+PATTERNS = ("uniform", "transpose", "bit_complement", "hotspot", "tornado", "neighbor", "bit_reverse", "shuffle",
+            "bit_rotation", "diagonal", "random_permutation")
 ROUTINGS = ("dimension_order",)
 TORUS_TIES = ("random", "positive")  # routing.torus_tie
 LOAD_BASIS = "flits per node per cycle, averaged over all N nodes (non-sending nodes included)"
@@ -51,21 +73,22 @@ ROW_BLOCK = 1 << 22  # entries of P (32 MB) a hotspot draw holds at a time: memo
 
 
 def destination_matrix(topology: Topology, pattern: str, hotspot_nodes=None,
-                       hotspot_fraction: float = 0.2) -> np.ndarray:
+                       hotspot_fraction: float = 0.2, permutation_seed: int = 1) -> np.ndarray:
     """P[s, d], float (N, N): the probability that a packet created at s goes to d.
 
     Rows sum to 1 for nodes that send and are 0 for nodes that never send; the diagonal is always 0. See the
     module docstring for the patterns. ``hotspot_nodes`` (hotspot only): node numbers, default the centre
-    node (``default_hotspot``: node 36 of an 8x8 grid); ``hotspot_fraction`` in [0, 1].
+    node (``default_hotspot``: node 36 of an 8x8 grid); ``hotspot_fraction`` in [0, 1];
+    ``permutation_seed`` (random_permutation only): an integer >= 0 that fixes the permutation.
     """
-    kind, detail = _pattern(topology, pattern, hotspot_nodes, hotspot_fraction)
+    kind, detail = _pattern(topology, pattern, hotspot_nodes, hotspot_fraction, permutation_seed)
     n = topology.n_nodes
     if kind == "permutation":
         return _permutation(n, detail)
     return _rows(n, kind, detail, np.arange(n))
 
 
-def _pattern(topology: Topology, pattern: str, hotspot_nodes, hotspot_fraction):
+def _pattern(topology: Topology, pattern: str, hotspot_nodes, hotspot_fraction, permutation_seed=1):
     """The pattern, checked, in a size linear in the nodes: ("uniform", None), ("hotspot", (is_hot, fraction))
     or ("permutation", destination of each node)."""
     if topology.n_nodes < 2:
@@ -74,11 +97,18 @@ def _pattern(topology: Topology, pattern: str, hotspot_nodes, hotspot_fraction):
         return "uniform", None
     if pattern == "hotspot":
         return "hotspot", _hotspots(topology, hotspot_nodes, hotspot_fraction)
-    if pattern == "transpose":
-        return "permutation", _transpose(topology)
-    if pattern == "bit_complement":
-        return "permutation", _bit_complement(topology)
-    raise ValueError(f"unknown traffic pattern {pattern!r}; expected one of {', '.join(PATTERNS)}")
+    permutations = {"transpose": _transpose, "bit_complement": _bit_complement, "tornado": _tornado,
+                    "neighbor": _neighbor, "bit_reverse": _bit_reverse, "shuffle": _shuffle,
+                    "bit_rotation": _bit_rotation, "diagonal": _diagonal}
+    if pattern in permutations:
+        destination = permutations[pattern](topology)
+    elif pattern == "random_permutation":
+        destination = _random_permutation(topology, permutation_seed)
+    else:
+        raise ValueError(f"unknown traffic pattern {pattern!r}; expected one of {', '.join(PATTERNS)}")
+    if (destination == np.arange(topology.n_nodes)).all():
+        raise ValueError(f"{pattern} on {topology.name} maps every node to itself: no node would send")
+    return "permutation", destination
 
 
 def default_hotspot(topology: Topology) -> int:
@@ -324,25 +354,139 @@ def _bit_complement(topology: Topology) -> np.ndarray:
     raise ValueError(f"bit_complement is defined on meshes, tori and hypercubes, not on {topology.kind}")
 
 
-def synthetic_packets(topology: Topology, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
-                      **pattern_args):
-    """Poisson packet arrivals at offered load ``rate`` (flits per node per cycle over all N nodes, the bounds'
-    basis) for ``cycles`` cycles, destinations drawn from the pattern: (create, source, destination) arrays
-    in creation order. Each sending node is an independent Poisson process of rate
-    rate * N / N_send / packet_flits packets per cycle; creation cycles are whole (arrivals in one cycle
-    keep their draw order)."""
+def _digit_shift(topology: Topology, pattern: str, shift) -> np.ndarray:
+    """Every grid coordinate x_a -> (x_a + shift(side_a)) mod side_a, BookSim2's digit permutations; on a hypercube
+    every bit is a coordinate of side 2."""
+    if topology.kind in ("mesh", "torus"):
+        sides = topology.shape
+    elif topology.kind == "hypercube":
+        sides = np.full(int(topology.shape[0]), 2, dtype=np.int64)
+    else:
+        raise ValueError(f"{pattern} is defined on meshes, tori and hypercubes, not on {topology.kind}")
+    nodes = np.arange(topology.n_nodes, dtype=np.int64)
+    coords = (grid_coordinates(sides, nodes) + shift(sides)[None, :]) % sides[None, :]
+    return coords @ np.concatenate(([1], np.cumprod(sides)[:-1])).astype(np.int64)
+
+
+def _tornado(topology: Topology) -> np.ndarray:
+    # BookSim2's shift (k + 1) / 2 - 1 in integer arithmetic: ceil(k/2) - 1
+    return _digit_shift(topology, "tornado", lambda sides: (sides + 1) // 2 - 1)
+
+
+def _neighbor(topology: Topology) -> np.ndarray:
+    return _digit_shift(topology, "neighbor", lambda sides: np.ones_like(sides))
+
+
+def _address_bits(topology: Topology, pattern: str) -> int:
+    """log2(N) of a topology whose node count is a power of two."""
+    n = int(topology.n_nodes)
+    if n & (n - 1):
+        raise ValueError(f"{pattern} needs a power-of-two number of nodes, {topology.name} has {n}")
+    return n.bit_length() - 1
+
+
+def _bit_reverse(topology: Topology) -> np.ndarray:
+    bits = _address_bits(topology, "bit_reverse")
+    nodes = np.arange(topology.n_nodes, dtype=np.int64)
+    destination = np.zeros_like(nodes)
+    for bit in range(bits):
+        destination |= ((nodes >> bit) & 1) << (bits - 1 - bit)
+    return destination
+
+
+def _shuffle(topology: Topology) -> np.ndarray:
+    bits = _address_bits(topology, "shuffle")
+    nodes = np.arange(topology.n_nodes, dtype=np.int64)
+    return ((nodes << 1) & (topology.n_nodes - 1)) | (nodes >> (bits - 1))
+
+
+def _bit_rotation(topology: Topology) -> np.ndarray:
+    bits = _address_bits(topology, "bit_rotation")
+    nodes = np.arange(topology.n_nodes, dtype=np.int64)
+    return (nodes >> 1) | ((nodes & 1) << (bits - 1))
+
+
+def _diagonal(topology: Topology) -> np.ndarray:
+    return (np.arange(topology.n_nodes, dtype=np.int64) + 1) % topology.n_nodes
+
+
+# The random permutation's generator is seeded with [permutation_seed, this], a stream no other draw uses
+_PERMUTATION_STREAM = 0x7065726D  # "perm"
+
+
+def _random_permutation(topology: Topology, seed) -> np.ndarray:
+    seed = require_int(seed, "permutation_seed", 0)
+    return np.random.default_rng([seed, _PERMUTATION_STREAM]).permutation(topology.n_nodes).astype(np.int64)
+
+
+PROCESSES = ("poisson", "bernoulli")  # traffic.synthetic.process
+
+
+class RateTooHigh(ValueError):
+    """An offered load that Bernoulli injection, at most one packet per node per cycle, cannot make."""
+
+
+def synthetic_packets(topology: Topology, pattern: str, rate: float, packet_flits, cycles: int, seed: int,
+                      process: str = "poisson", packet_weights=(), **pattern_args):
+    """Packets at offered load ``rate`` (flits per node per cycle over all N nodes, the bounds' basis) for
+    ``cycles`` cycles, destinations drawn from the pattern: (create, source, destination, flits) arrays in
+    creation order. ``packet_flits`` is one size or a list of them, each packet's drawn with
+    ``packet_weights`` (empty: equal weights), so each sending node makes rate * N / N_send / mean size
+    packets per cycle: as a Poisson process (``process`` poisson; creation cycles are whole, arrivals in one
+    cycle keep their draw order) or, every cycle, one packet with that probability (bernoulli, BookSim2's
+    injection process; RateTooHigh if that is above 1)."""
+    if process not in PROCESSES:
+        raise ValueError(f"unknown injection process {process!r}; expected one of {', '.join(PROCESSES)}")
     kind, detail = _pattern(topology, pattern, pattern_args.get("hotspot_nodes"),
-                            pattern_args.get("hotspot_fraction", 0.2))
+                            pattern_args.get("hotspot_fraction", 0.2), pattern_args.get("permutation_seed", 1))
     n = topology.n_nodes
     senders = np.nonzero(detail != np.arange(n))[0] if kind == "permutation" else np.arange(n)
+    sizes = np.atleast_1d(np.asarray(packet_flits, dtype=np.int64))
+    weights = np.asarray(packet_weights, dtype=float) if len(packet_weights) else np.ones(len(sizes))
+    if len(weights) != len(sizes) or (sizes < 1).any() or (weights < 0).any() or not weights.sum() > 0:
+        raise ValueError(f"packet sizes {sizes.tolist()} and weights {weights.tolist()}: expected sizes >= 1 and "
+                         f"as many non-negative weights, not all 0")
+    # one size: its own value, so that the arrivals are those drawn before sizes could vary
+    mean_flits = float(sizes[0]) if len(sizes) == 1 else float(sizes @ weights / weights.sum())
     rng = np.random.default_rng(seed)
-    per_sender = rate * topology.n_nodes / len(senders) / packet_flits
-    counts = rng.poisson(per_sender * cycles, len(senders))
-    source = np.repeat(senders, counts)
-    create = np.floor(rng.uniform(0, cycles, len(source))).astype(np.int64)
+    per_sender = rate * topology.n_nodes / len(senders) / mean_flits
+    if process == "poisson":
+        counts = rng.poisson(per_sender * cycles, len(senders))
+        source = np.repeat(senders, counts)
+        create = np.floor(rng.uniform(0, cycles, len(source))).astype(np.int64)
+    else:
+        if per_sender > 1:
+            raise RateTooHigh(f"Bernoulli injection makes at most one packet per sending node per cycle (of "
+                              f"{mean_flits:g} flits on average), so it offers at most "
+                              f"{mean_flits * len(senders) / n:g} flits per node per cycle, not {rate:g}")
+        create, source = _bernoulli(rng, senders, per_sender, cycles)
     order = np.argsort(create, kind="stable")
     source, create = source[order], create[order]
-    return create, source, _draw(n, kind, detail, source, rng)
+    destination = _draw(n, kind, detail, source, rng)
+    if len(sizes) == 1:
+        return create, source, destination, np.full(len(create), sizes[0], np.int64)
+    return create, source, destination, sizes[rng.choice(len(sizes), size=len(create), p=weights / weights.sum())]
+
+
+def _bernoulli(rng, senders: np.ndarray, p: float, cycles: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cycles before `cycles` in which each sender makes a packet, each with probability p: the gaps between
+    a sender's packets are geometric, drawn for all senders at once, a block of them enough for most senders'
+    whole run at a time. (create, source) in creation order, by source within a cycle."""
+    creates, sources = [], []
+    last = np.full(len(senders), -1, np.int64)  # each sender's latest packet so far
+    active = np.arange(len(senders)) if p > 0 else np.zeros(0, np.int64)
+    while active.size:
+        remaining = cycles - 1 - int(last[active].min())
+        gaps = rng.geometric(p, size=(active.size, int(p * remaining + 6 * np.sqrt(p * remaining) + 16)))
+        times = last[active, None] + np.cumsum(gaps, axis=1)
+        last[active] = times[:, -1]
+        rows, columns = np.nonzero(times < cycles)
+        creates.append(times[rows, columns])
+        sources.append(senders[active[rows]])
+        active = active[last[active] < cycles - 1]
+    create, source = np.concatenate(creates + [np.zeros(0, np.int64)]), np.concatenate(sources + [senders[:0]])
+    order = np.lexsort((source, create))
+    return create[order], source[order]
 
 
 def _draw(n: int, kind: str, detail, sources: np.ndarray, rng) -> np.ndarray:

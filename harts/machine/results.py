@@ -21,6 +21,7 @@ from ..errors import SimulationError
 from ..network import Topology
 from .config import Config
 from .hops import HopRecords
+from .statistics import Window, measured
 from .traffic import links_per_node, uniform_node_load
 
 NP_UID_BASE = R.NP_UID_BASE
@@ -30,10 +31,10 @@ CONTENTION_SUMS = (("stored", O.OB_STORED), ("retried", O.OB_RETRIED), ("queued"
                    ("blocked", O.OB_BLOCKED))  # Tally.contention's names, where the kernel counts each
 
 
-class LatencyCounts:
-    """How many deliveries took each latency (ticks), added a drain at a time. Each drain's counts are kept as
-    arrays and merged when asked (or when many have been kept), where a Counter's update looped in Python over
-    every distinct latency of every drain (bench/SPEED.md)."""
+class ValueCounts:
+    """How many deliveries took each value (a latency in ticks, or a hop count), added a drain at a time. Each drain's
+    counts are kept as arrays and merged when asked (or when many have been kept), where a Counter's update looped in
+    Python over every distinct value of every drain (bench/SPEED.md)."""
 
     KEPT = 16  # drains' counts kept before they are merged
 
@@ -42,14 +43,14 @@ class LatencyCounts:
         self._counts: list[np.ndarray] = []
 
     def add(self, latency: np.ndarray) -> None:
-        values, counts = latency_counts(latency)
+        values, counts = value_counts(latency)
         self._values.append(values)
         self._counts.append(counts)
         if len(self._values) > self.KEPT:
             self.merged()
 
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every latency seen, increasing, and how many deliveries took it."""
+        """Every value seen, increasing, and how many deliveries took it."""
         values = np.concatenate([np.zeros(0, np.int64), *self._values])
         counts = np.concatenate([np.zeros(0, np.int64), *self._counts])
         values, where = np.unique(values, return_inverse=True)
@@ -72,8 +73,11 @@ class Tally:
     unicast_stores: int = 0
     unicast_dropped: int = 0
     measured: int = 0  # unicast deliveries of packets created after the warm-up
-    latency_sum: int = 0  # ticks
-    latencies: LatencyCounts = field(default_factory=LatencyCounts)  # of the measured deliveries
+    # of the measured deliveries, in ticks: creation to delivery, its source queueing and network parts; and hops
+    latencies: ValueCounts = field(default_factory=ValueCounts)
+    queueing: ValueCounts = field(default_factory=ValueCounts)
+    network: ValueCounts = field(default_factory=ValueCounts)
+    hops: ValueCounts = field(default_factory=ValueCounts)
     deliveries: int = 0
     records: int = 0  # packet records completed
     link_hops: int = 0  # links crossed by all packet records (each its own hops): the packet-hops
@@ -98,13 +102,6 @@ class Tally:
         self.first_wait = None if observed[O.OB_WAIT_KIND] == 0 else tuple(
             int(observed[row]) for row in (O.OB_WAIT_AT, O.OB_WAIT_UID, O.OB_WAIT_NODE, O.OB_WAIT_KIND))
 
-    def latency_quantile(self, q: float) -> int | None:
-        """The smallest latency (ticks) at or below which a share q of the measured deliveries fall."""
-        if not self.measured:
-            return None
-        values, counts = self.latencies.merged()
-        return int(values[np.searchsorted(np.cumsum(counts), q * self.measured)])
-
 
 def earliest_wait(packets: np.ndarray) -> tuple[int, int, int, int] | None:
     """(tick, uid, node, CONTENTION_* mark) of the earliest wait of a packet itself among these packet-log
@@ -118,18 +115,18 @@ def earliest_wait(packets: np.ndarray) -> tuple[int, int, int, int] | None:
                                                       R.PL_CONTENDED_KIND))
 
 
-def latency_counts(latency: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of an int64 array, increasing, and how many times each occurs. A count per tick of the
+def value_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of an int64 array, increasing, and how many times each occurs. A count per value of the
     array's range when that range is not much larger than the array (linear time, where sorting is n log n), else
     by sorting."""
-    if latency.size == 0:
+    if values.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    low = int(latency.min())
-    if int(latency.max()) - low > 4 * latency.size + 1024:
-        return np.unique(latency, return_counts=True)
-    counts = np.bincount(latency - low)
-    values = np.flatnonzero(counts)
-    return values + low, counts[values]
+    low = int(values.min())
+    if int(values.max()) - low > 4 * values.size + 1024:
+        return np.unique(values, return_counts=True)
+    counts = np.bincount(values - low)
+    present = np.flatnonzero(counts)
+    return present + low, counts[present]
 
 
 def describe_wait(wait: tuple[int, int, int, int] | None, ticks_per_cycle: int, start: int = 0) -> dict | None:
@@ -147,6 +144,7 @@ class Recorder:
 
     def __init__(self, simulation, keep: bool, hops: bool, rows: tuple[int, int, int]):
         """`rows`: where the kernel counts the delivery, packet and hop log's rows in logs.stats."""
+        self.window = Window.of(simulation.config, simulation.nodes)
         self.keep = keep
         self.rows = rows
         self.keep_hops = hops
@@ -165,6 +163,8 @@ class Recorder:
         observed = np.zeros(O.OB_ROWS, np.int64)
         observed[O.OB_WARMUP] = self.warmup_ticks
         observed[O.OB_HOPS_ARE_BYTES] = hops_are_bytes
+        observed[O.OB_WINDOW_MIDDLE] = self.window.middle * self.ticks_per_cycle
+        observed[O.OB_WINDOW_END] = self.window.end * self.ticks_per_cycle
         return observed
 
     def room(self, logs: R.Logs) -> int:
@@ -175,11 +175,13 @@ class Recorder:
         """Take the rows the kernel logged since the last drain and empty the logs. The kernel writes over its logs
         afterwards, so rows are copied where they are kept."""
         stats, observed, rows = logs.stats, logs.observed, self.rows
-        latency = logs.latencies[: observed[O.OB_LATENCY_ROWS]]
+        measured = logs.latencies[:, : observed[O.OB_LATENCY_ROWS]]
         t = self.tally
-        t.measured += latency.size
-        t.latency_sum += int(latency.sum())
-        t.latencies.add(latency)
+        t.measured += measured.shape[1]
+        t.latencies.add(measured[R.LT_TOTAL])
+        t.queueing.add(measured[R.LT_QUEUEING])
+        t.network.add(measured[R.LT_TOTAL] - measured[R.LT_QUEUEING])
+        t.hops.add(measured[R.LT_HOPS])
         observed[O.OB_LATENCY_ROWS] = 0
         t.take(observed)
         if self.keep:
@@ -191,16 +193,18 @@ class Recorder:
         for row in rows:
             stats[row] = 0
 
-    def finish(self) -> Logs:
+    def finish(self, logs: R.Logs) -> Logs:
+        """What the run logged, once the kernel's `logs` have been drained for the last time."""
         hops = None
         if self.keep_hops:
             hops = HopRecords(np.concatenate(self._hops + [np.zeros((R.HR_ROWS, 0), np.int64)], axis=1),
                               self.ticks_per_cycle, self.kernel)
+        window = (self.tally, self.window, logs.window.copy())
         if not self.keep:
-            return Logs(None, None, None, hops, self.tally)
+            return Logs(None, None, None, hops, *window)
         return Logs(np.concatenate(self._deliveries + [np.zeros((R.DL_ROWS, 0), np.int64)], axis=1),
                     np.concatenate(self._header + [np.zeros((0, max(self._words, 1)), np.int64)], axis=0),
-                    np.concatenate(self._packets + [np.zeros((R.PL_ROWS, 0), np.int64)], axis=1), hops, self.tally)
+                    np.concatenate(self._packets + [np.zeros((R.PL_ROWS, 0), np.int64)], axis=1), hops, *window)
 
 
 @dataclass
@@ -210,6 +214,8 @@ class Logs:
     packets: np.ndarray | None  # records.PL_* rows, one column per packet record, in completion order
     hops: HopRecords | None  # one column per visit of a packet to a node (run(hops=True))
     tally: Tally
+    window: Window  # the measurement window and what the traffic offered in it
+    window_counts: np.ndarray  # [node, records.WN_*]: what the kernel counted in the window
 
 
 @dataclass
@@ -452,37 +458,32 @@ class Result:
         return describe_wait(self.logs.tally.first_wait, self.ticks_per_cycle)
 
     def _offered_loads(self) -> dict:
-        """The config's own traffic's offered load (none for traffic given to run())."""
-        if self.traffic is not None:
+        """The config's own uniform traffic's offered load (none for traffic given to run())."""
+        if self.traffic is not None or self.config["traffic.uniform.load"] <= 0:
             return {}
-        loads = {}
-        if self.config["traffic.uniform.load"] > 0:
-            node = uniform_node_load(self.config, self.topology)
-            loads["offered_node_load"] = node
-            loads["offered_link_load"] = node * self.topology.mean_distance() / links_per_node(self.topology)
-        if self.config["traffic.synthetic.rate"] > 0:
-            loads["offered_flits_per_node_cycle"] = self.config["traffic.synthetic.rate"]
-        return loads
+        node = uniform_node_load(self.config, self.topology)
+        return {"offered_node_load": node,
+                "offered_link_load": node * self.topology.mean_distance() / links_per_node(self.topology)}
 
     def summary(self) -> dict:
+        """Every field `harts run` reports (README, What `harts run` reports)."""
         t = self.logs.tally
         cycles = float(self.cycles)
-        measured = t.measured
-        per_cycle = self.ticks_per_cycle
         marks = [name for name, _ in CONTENTION_MARKS if name in self.network.contention_marks]
+        window = measured(self)
+        histograms = {name: window.pop(name) for name in ("latency_histogram", "hops_histogram") if name in window}
         return {
             "topology": self.topology.name,
             "nodes": self.topology.n_nodes,
             "microcode": self.config["microcode"],
             "switching": self.switching,
             "packets": t.unicast_packets,
-            "packets_measured": measured,
+            "packets_measured": t.measured,
             "initiations": int(self.traffic_packets - t.unicast_packets),
             "deliveries": t.deliveries,
             **self._offered_loads(),
-            "latency_mean_cycles": t.latency_sum / measured / per_cycle if measured else None,
-            "latency_p99_cycles": t.latency_quantile(0.99) / per_cycle if measured else None,
-            "latency_max_cycles": t.latencies.max() / per_cycle if measured else None,
+            **window,
+            "latency_max_cycles": t.latencies.max() / self.ticks_per_cycle if t.measured else None,
             "mean_hops": t.unicast_hops / t.unicast_packets if t.unicast_packets else None,
             **self.network.summary(t),
             **self.counts,
@@ -496,4 +497,5 @@ class Result:
             "node_cycles_per_second": cycles * self.topology.n_nodes / self.wall_seconds
             if self.wall_seconds > 0 else None,
             "packet_hops_per_second": self.counts["packet_hops"] / self.wall_seconds if self.wall_seconds > 0 else None,
+            **histograms,
         }

@@ -30,6 +30,7 @@ from ..faults.fault_set import faults_from_config
 from ..network import Topology, build_topology, node_count, port_count
 from ..np.program import Program, load_program
 from .config import Config, hex_config
+from .statistics import Window
 from .traffic import Traffic, TrafficSource, build_traffic, unicast
 
 LOG_ROWS = 1 << 15  # delivery, packet and hop log rows between drains, at most
@@ -150,19 +151,23 @@ class Simulation:
         from_config = traffic is None
         if from_config:
             traffic = build_traffic(self.config, self.topology)
-        source = TrafficSource(traffic, None, int(traffic.create.max(initial=0))) if isinstance(traffic, Traffic) \
+        source = TrafficSource(traffic, (), int(traffic.create.max(initial=0))) if isinstance(traffic, Traffic) \
             else traffic
         if source.horizon_cycles > last_cycle:
             text = f"{runs_up_to}, and this traffic is created until cycle {source.horizon_cycles:,}"
             raise self.config.error("run.cycles", text) if from_config else SimulationError(text)
         return traffic, source
 
-    def _next_chunk(self, chunks: Lookahead, uids: int) -> tuple[np.ndarray, int, bool]:
+    def _next_chunk(self, chunks: Lookahead, uids: int, window: Window) -> tuple[np.ndarray, int, bool]:
         """The next traffic table (records.TR_* rows, times in the kernel's ticks), the uid after it, and whether
-        more traffic follows."""
+        more traffic follows; what it offers in the measurement window is counted in `window`."""
         chunk = chunks.take()
         if chunk is None:
             return np.zeros((R.TR_ROWS, 0), np.int64), uids, False
+        flit_bytes = self.config["flow.flit_bytes"]
+        # lengths as the kernel counts them: bytes on the cut-through kernel, ceil(bytes / flit_bytes) flits at flit level
+        length = chunk.length if self.kernel == "cut_through" else -(-chunk.length // flit_bytes)
+        window.count(chunk.create, chunk.source, length, chunk.kind)
         table = np.zeros((R.TR_ROWS, len(chunk)), np.int64)
         table[R.TR_CREATE] = chunk.create * self.ticks_per_cycle
         table[R.TR_SOURCE] = chunk.source

@@ -1,8 +1,9 @@
 """Traffic: what the network processors are asked to send, as plain arrays in creation order.
 
-Uniform Poisson traffic is generated as a stream of chunks, so a long run holds only the traffic of the
-chunk in progress; explicit packets from the config are merged into it. All randomness is drawn from one
-numpy Generator seeded by run.seed, so the same config and seed give the same packets.
+Uniform Poisson traffic is generated, and a trace file read (trace_file.py), as streams of chunks, so a long
+run holds only the traffic of the chunks in progress; explicit packets from the config are merged into them.
+All randomness is drawn from one numpy Generator seeded by run.seed, so the same config and seed give the
+same packets.
 """
 
 from __future__ import annotations
@@ -101,30 +102,44 @@ def worms(create, source, direction, distance, length) -> Traffic:
 
 @dataclass
 class TrafficSource:
-    """A config's traffic: explicit packets and worms, and a stream of uniform Poisson packets."""
+    """A config's traffic: explicit packets and worms, and streams of chunks of packets (uniform Poisson, a
+    trace file), each in creation order."""
 
     explicit: Traffic
-    uniform: Iterator[Traffic] | None
-    horizon_cycles: int  # creation time of the last packet, or an estimate while the stream is not done
+    streams: tuple[Iterator[Traffic], ...]
+    horizon_cycles: int  # creation time of the last packet, or an estimate while a stream is not done
 
     def chunks(self) -> Iterator[Traffic]:
         """The whole traffic in creation order, a chunk at a time; a chunk never ends inside a cycle (the
-        kernel injects a cycle's packets together)."""
-        pending = self.explicit
-        held = no_traffic()
-        for chunk in self.uniform or ():
-            if not len(chunk):
-                continue
-            last = chunk.create[-1]
-            merged = Traffic.concatenate([held, pending[pending.create <= last], chunk])
-            pending = pending[pending.create > last]
-            cut = int(np.searchsorted(merged.create, merged.create[-1]))
-            held = merged[cut:]
-            if cut:
-                yield merged[:cut]
-        rest = Traffic.concatenate([held, pending])
-        if len(rest):
-            yield rest
+        kernel injects a cycle's packets together). In a cycle the explicit packets come first, then each
+        stream's in turn. Only the stream that is furthest behind is read, so each holds at most about a chunk."""
+        held = [no_traffic() for _ in self.streams]  # read from each stream, not yet handed on
+        # the creation cycle of the last packet read from each stream: all its packets before it are read
+        reached = [-1] * len(self.streams)
+        live = list(range(len(self.streams)))
+        given = 0  # explicit packets handed on
+        while True:
+            until = min((reached[i] for i in live), default=None)  # everything created before it is read
+            stop = _before(self.explicit, until)
+            cuts = [_before(part, until) for part in held]
+            out = Traffic.concatenate([self.explicit[given:stop]] + [part[:cut] for part, cut in zip(held, cuts)])
+            given, held = stop, [part[cut:] for part, cut in zip(held, cuts)]
+            if len(out):
+                yield out
+            if until is None:
+                return
+            behind = min(live, key=reached.__getitem__)
+            chunk = next(self.streams[behind], None)
+            if chunk is None:
+                live.remove(behind)
+            elif len(chunk):
+                held[behind] = Traffic.concatenate([held[behind], chunk])
+                reached[behind] = int(chunk.create[-1])
+
+
+def _before(traffic: Traffic, cycle: int | None) -> int:
+    """How many packets of `traffic` are created before `cycle` (all of them when it is None)."""
+    return len(traffic) if cycle is None else int(np.searchsorted(traffic.create, cycle))
 
 
 def _records(config: Config, name: str, fields: dict[str, tuple[int, int]]) -> dict[str, list]:
@@ -177,7 +192,7 @@ def build_traffic(config: Config, topology: Topology) -> TrafficSource:
         worms(worm_records["cycle"], worm_records["source"], worm_records["direction"],
               worm_records["distance"], worm_records["length"])])
     horizon = int(given.create.max(initial=0))
-    stream = None
+    streams = []
     load = config["traffic.uniform.load"]
     if load > 0:
         lengths, probabilities = _length_distribution(config)
@@ -192,25 +207,34 @@ def build_traffic(config: Config, topology: Topology) -> TrafficSource:
             raise config.error("run.cycles", f"{cycles} cycles at load {load:g} generate about {rate * cycles:.3g} "
                                              f"uniform packets, more than the {bound(MAX_PACKETS)} a run can number")
         horizon = max(horizon, int(packets / rate) if packets else cycles)
-        stream = uniform_poisson(topology, rate, lengths, probabilities, cycles, packets,
-                                 np.random.default_rng(config["run.seed"]))
+        streams.append(uniform_poisson(topology, rate, lengths, probabilities, cycles, packets,
+                                       np.random.default_rng(config["run.seed"])))
     synthetic = synthetic_traffic(config, topology)
     if len(synthetic):
         given = Traffic.concatenate([given, synthetic])
         horizon = max(horizon, int(synthetic.create.max()))
-    return TrafficSource(given, stream, horizon)
+    trace = config.trace_path()
+    if trace is not None:
+        from .trace_file import TraceFile
+        reader = TraceFile(trace, n, config["flow.flit_bytes"], header, config["bmu.capacity_bytes"])
+        horizon = max(horizon, reader.horizon())
+        streams.append(reader.chunks())
+    return TrafficSource(given, tuple(streams), horizon)
 
 
 def has_traffic(config: Config) -> bool:
-    """Whether the config asks for any traffic of its own (explicit packets or worms, uniform or synthetic)."""
+    """Whether the config asks for any traffic of its own (explicit packets or worms, uniform, synthetic or a
+    trace)."""
     return bool(config["traffic.packets"].value or config["traffic.broadcasts"].value
-                or config["traffic.uniform.load"] > 0 or config["traffic.synthetic.rate"] > 0)
+                or config["traffic.uniform.load"] > 0 or config["traffic.synthetic.rate"] > 0
+                or config["traffic.trace"])
 
 
 def synthetic_traffic(config: Config, topology: Topology) -> Traffic:
     """The config's synthetic traffic (`traffic.synthetic.*` for `run.cycles` cycles, seed `run.seed`): packets of
-    `packet_flits` flits of `flow.flit_bytes`, at `rate` flits per node per cycle, destinations by the pattern."""
-    from .patterns import synthetic_packets
+    `packet_flits` flits of `flow.flit_bytes` (drawn with `packet_weights`), at `rate` flits per node per cycle,
+    made by `process`, destinations by the pattern."""
+    from .patterns import RateTooHigh, synthetic_packets
 
     rate = config["traffic.synthetic.rate"]
     if rate <= 0:
@@ -219,14 +243,17 @@ def synthetic_traffic(config: Config, topology: Topology) -> Traffic:
     hotspots = config["traffic.synthetic.hotspot_nodes"].plain()
     if any(not isinstance(v, int) or not 0 <= v < n for v in hotspots):
         raise config.error("traffic.synthetic.hotspot_nodes", f"hotspot nodes must be nodes 0..{n - 1}, got {hotspots}")
-    size = config["traffic.synthetic.packet_flits"]
     try:
-        create, source, destination = synthetic_packets(
-            topology, config["traffic.synthetic.pattern"], rate, size, config["run.cycles"], config["run.seed"],
-            hotspot_nodes=hotspots or None, hotspot_fraction=config["traffic.synthetic.hotspot_fraction"])
+        create, source, destination, flits = synthetic_packets(
+            topology, config["traffic.synthetic.pattern"], rate, config["traffic.synthetic.packet_flits"],
+            config["run.cycles"], config["run.seed"], config["traffic.synthetic.process"],
+            config["traffic.synthetic.packet_weights"], hotspot_nodes=hotspots or None,
+            hotspot_fraction=config["traffic.synthetic.hotspot_fraction"], permutation_seed=config["run.seed"])
+    except RateTooHigh as exc:
+        raise config.error("traffic.synthetic.rate", f"'traffic.synthetic.rate': {exc}") from None
     except ValueError as exc:
         raise config.error("traffic.synthetic.pattern", str(exc)) from None
-    return unicast(create, source, destination, np.full(len(create), size * config["flow.flit_bytes"], np.int64))
+    return unicast(create, source, destination, flits * config["flow.flit_bytes"])
 
 
 def node_load(load: float, basis: str, topology: Topology, mean_hops: float) -> float:

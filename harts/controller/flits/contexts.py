@@ -23,6 +23,7 @@ from .state import (
     PK_CORRUPT,
     PK_HOPS,
     PK_NEXT,
+    PK_INJECTED,
     PK_READY,
     PK_VALUE,
     PR_ENTRY_INJECT,
@@ -103,7 +104,8 @@ def try_start(machine, switch, packets, run, i):
     if inputs[i, CX_STATE] != CX_IDLE:
         return
     node = input_node(machine, i)
-    if is_injection(machine, i):
+    injection = is_injection(machine, i)
+    if injection:
         nodes = switch.nodes
         pkt = nodes[node, ND_QUEUE_HEAD]
         if pkt < 0:
@@ -128,6 +130,8 @@ def try_start(machine, switch, packets, run, i):
         contend(packets, pkt, CONTENTION_QUEUED, node, arrived)
     hold(packets, pkt)
     table = packets.table
+    if injection and table[pkt, PK_INJECTED] < 0:  # a circuit's probe sent again after a nack keeps its first
+        table[pkt, PK_INJECTED] = start
     inputs[i, CX_PKT] = pkt
     inputs[i, CX_TAIL_AT] = -1
     switch.visits[i, VI_HOPS_AT] = table[pkt, PK_HOPS]
@@ -145,14 +149,13 @@ def try_start(machine, switch, packets, run, i):
         # the private instructions before its first shared one touch nothing shared: run now, with identical
         # results, the context wakes once, for that one
         code = machine.code
-        local = is_injection(machine, i)
         steps = 0
         while is_private(code[isa.CODE_OP, pc]):
             steps += 1
             if loops(code, run.stats, i, pc, steps):
                 return
             run.stats[ST_INSTRUCTIONS] += 1
-            following = private_step(machine, packets, pkt, local, pc)
+            following = private_step(machine, packets, pkt, injection, pc)
             start += code[isa.CODE_CYCLES, pc]
             pc = following
         inputs[i, CX_PC] = pc

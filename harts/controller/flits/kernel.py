@@ -993,7 +993,7 @@ def _signature():
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two, two, one, one, one, two, one, one, one, one, one, one, two),
                Switch(two.astype(ROW_DTYPE), two, one, two, two, two),
-               Packets(two, two, two), Logs(one, two, two, two, two, one, one),
+               Packets(two, two, two), Logs(one, two, two, two, two, two, one, two),
                Run(one, one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)
     return (types.FunctionType(OFFSETS_SIGNATURE), types.FunctionType(PROCEDURE_SIGNATURE),

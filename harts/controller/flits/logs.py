@@ -13,6 +13,7 @@ from ..records import (
     DL_DEST,
     DL_DIR,
     DL_HOPS,
+    DL_INJECTED,
     DL_LENGTH,
     DL_NODE,
     DL_ORIGIN,
@@ -78,6 +79,7 @@ from .state import (
     PK_FORGED,
     PK_HOPS,
     PK_HOPS_INHERITED,
+    PK_INJECTED,
     PK_LANDED_FLITS,
     PK_LENGTH,
     PK_LINK_FLITS,
@@ -108,7 +110,8 @@ def log_copy(switch, packets, logs, params, i, p, v, port, t):
     pk = packets.table
     serial = stats[ST_DELIVERY_SERIAL]
     stats[ST_DELIVERY_SERIAL] = serial + 1
-    observe_delivery(logs, pk[p, PK_UID], pk[p, PK_ROUTE], v, pk[p, PK_DEST], pk[p, PK_CREATE], t)
+    observe_delivery(logs, pk[p, PK_UID], pk[p, PK_ROUTE], v, pk[p, PK_DEST], pk[p, PK_SOURCE], pk[p, PK_LENGTH],
+                     pk[p, PK_CREATE], pk[p, PK_INJECTED], switch.visits[i, VI_HOPS_AT], t)
     dl = logs.deliveries
     if dl.shape[1] == 0:
         return serial
@@ -133,6 +136,7 @@ def log_copy(switch, packets, logs, params, i, p, v, port, t):
     dl[DL_CORRUPT, d] = switch.visits[i, VI_CORRUPT_AT]
     dl[DL_CONTENTION, d] = pk[p, PK_CONTENTION]
     dl[DL_LENGTH, d] = pk[p, PK_LENGTH]
+    dl[DL_INJECTED, d] = pk[p, PK_INJECTED]
     for w in range(params[PR_HEADER_WORDS]):
         logs.delivery_header[d, w] = switch.regs[i, w]
     return serial
@@ -142,10 +146,10 @@ def log_copy(switch, packets, logs, params, i, p, v, port, t):
 def log_packet(packets, logs, p, c):
     """Packet record p completes at cycle c: observed, and a row of the log if the run keeps them."""
     pk = packets.table
-    observe_packet(logs, pk[p, PK_UID], pk[p, PK_ROUTE], pk[p, PK_LENGTH], pk[p, PK_HOPS], pk[p, PK_HOPS_INHERITED],
-                   pk[p, PK_STORES], pk[p, PK_LINK_FLITS], pk[p, PK_LANDED_FLITS], pk[p, PK_DROPPED],
-                   pk[p, PK_CONTENTION], pk[p, PK_COPIES], pk[p, PK_CONTENDED_KIND], pk[p, PK_CONTENDED_AT],
-                   pk[p, PK_CONTENDED_NODE], pk[p, PK_DISTANCE])
+    observe_packet(logs, pk[p, PK_UID], pk[p, PK_ROUTE], pk[p, PK_SOURCE], pk[p, PK_LENGTH], pk[p, PK_CREATE],
+                   pk[p, PK_HOPS], pk[p, PK_HOPS_INHERITED], pk[p, PK_STORES], pk[p, PK_LINK_FLITS],
+                   pk[p, PK_LANDED_FLITS], pk[p, PK_DROPPED], pk[p, PK_CONTENTION], pk[p, PK_COPIES],
+                   pk[p, PK_CONTENDED_KIND], pk[p, PK_CONTENDED_AT], pk[p, PK_CONTENDED_NODE], pk[p, PK_DISTANCE])
     log = logs.packets
     if log.shape[1] == 0:
         return

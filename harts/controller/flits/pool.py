@@ -15,6 +15,7 @@ from .state import (
     PK_DELIVERED,
     PK_DEST,
     PK_HOLDERS,
+    PK_INJECTED,
     PK_LOST_AT,
     PK_NEXT,
     PK_PARENT,
@@ -56,6 +57,7 @@ def new_record(packets, stats, uid, t):
     pk[p, PK_CONTENDED_AT] = -1
     pk[p, PK_CONTENDED_NODE] = -1
     pk[p, PK_LOST_AT] = -1
+    pk[p, PK_INJECTED] = -1
     pk[p, PK_HOLDERS] = 1
     return p
 

@@ -137,7 +137,8 @@ PK_ACKED = 33  # circuit: cycle the acknowledgment reaches the source (NEVER bef
 PK_RELEASED = 34  # the latest cycle a holder let go
 PK_LOST_AT = 35  # cycle its head was swallowed by a fault, -1
 PK_DISTANCE = 36  # ROUTE_DESTINATION: hops of a shortest route from its source to its destination (the checks')
-PK_ROWS = 37
+PK_INJECTED = 37  # cycle an injection context first took it from its NP's queue, -1 before
+PK_ROWS = 38
 PK_COLUMNS = 40  # padded to five whole cache lines: a grant reads and counts in the first (fields 0-7)
 
 # ---- run-wide scalars -----------------------------------------------------------------------------------------
