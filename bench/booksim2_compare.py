@@ -53,6 +53,9 @@ SEED = 1
 # BookSim2 keys set for every run: everything else is BookSim2's default (booksim_config.cpp).
 BOOKSIM_BASE = {"k": 8, "n": 2, "routing_function": "dim_order", "vc_buf_size": 8, "packet_size": PACKET_FLITS,
                 "traffic": "uniform", "injection_rate_uses_flits": 1, "sim_type": "latency",
+                # BookSim2's default, set for clarity: each cycle a source creates a packet with probability
+                # injection_rate / packet_size (injection.cpp); harts' synthetic traffic is Poisson
+                "injection_process": "bernoulli",
                 # a fixed window as harts has: one warm-up period, then three measured ones, never stopped early
                 # for latency (latency_thres) nor run on until stable (the thresholds off)
                 "warmup_periods": 1, "max_samples": 4, "latency_thres": -1.0, "stopping_thres": -1.0,
@@ -74,27 +77,222 @@ def booksim_binary() -> tuple[str | None, str]:
     return done.stdout.strip().splitlines()[-1], ""
 
 
-def booksim_config(network: str, vcs: int, rate: float, period: int, seed: int = SEED, **extra) -> str:
+# BookSim2's traffic patterns (traffic.cpp) run by sweep_booksim_patterns. Node s sits at x = s % k, y = s // k and
+# dim_order routes x first. tornado sends every coordinate c to (c + ceil(k/2) - 1) % k (+3 on k = 8), neighbor to
+# (c + 1) % k: digit permutations that read k and n (BOOKSIM_BASE) and xr, the nodes per router in X (concentration;
+# booksim_config.cpp's default is 1, set here all the same). bitrev reverses the node's bits, shuffle rotates them
+# left by one; their fixed points (bitrev: 0, 12, 18, 30, 33, 45, 51, 63; shuffle: 0, 63 on 64 nodes) send to
+# themselves, through their router's injection and ejection ports, so BookSim2's injected and accepted rates count
+# them; uniform picks the source itself 1/N of the time (RandomInt(nodes - 1)).
+BOOKSIM_PATTERNS = ("uniform", "tornado", "neighbor", "bitrev", "shuffle")
+DIGIT_PATTERNS = ("tornado", "neighbor", "badperm_yarc")
+
+
+def booksim_config(network: str, vcs: int, rate: float, period: int, seed: int = SEED, traffic: str = "uniform",
+                   **extra) -> str:
     values = dict(BOOKSIM_BASE, topology=network, num_vcs=vcs, injection_rate=rate, sample_period=period,
-                  seed=seed, **extra)
+                  seed=seed, traffic=traffic)
+    if traffic.split("(")[0] in DIGIT_PATTERNS:
+        values["xr"] = 1
+    values.update(extra)
     return "".join(f"{k} = {v};\n" for k, v in values.items())
 
 
-def run_booksim(binary: str, network: str, vcs: int, rate: float, period: int, **extra) -> dict:
-    """Mean packet latency and accepted flit rate of one BookSim2 run."""
+def _booksim_stat(block: str, label: str) -> tuple:
+    """(average, minimum, min node, maximum, max node) of one of BookSim2's "label = avg" entries followed by its
+    "\\tminimum = " and "\\tmaximum = " lines; the nodes are None where it does not print them (the overall block)."""
+    found = re.search(re.escape(label) + r" ?= (\S+)[^\n]*\n\tminimum = (\S+)(?: \(at node (\d+)\))?[^\n]*\n"
+                      r"\tmaximum = (\S+)(?: \(at node (\d+)\))?", block)
+    if found is None:
+        raise RuntimeError(f"BookSim2's output has no {label!r}")
+    avg, low, low_at, high, high_at = found.groups()
+    return (float(avg), float(low), None if low_at is None else int(low_at), float(high),
+            None if high_at is None else int(high_at))
+
+
+def run_booksim(binary: str, network: str, vcs: int, rate: float, period: int, traffic: str = "uniform",
+                **extra) -> dict:
+    """One BookSim2 run: its "Overall Traffic Statistics" (class 0).
+
+    BookSim2 counts injected and accepted flits from the end of the warm-up to the end of the last sample period
+    (trafficmanager.cpp, _UpdateOverallStats: the counters run in the warming_up and running states only, divided by
+    _drain_time - _reset_time), so the rates cover the three measured periods; the latencies are of the packets
+    created in them, all drained (include_queuing 1: from creation, source queueing included). Injected is when a
+    flit enters the router's injection channel: a source whose queue grows injects less than it is offered. The
+    overall block prints no node for a minimum or maximum; the nodes come from the last per-period block
+    (DisplayStats), which counts over the same measured window (its values equal the overall ones).
+    Keys: latency_mean and latency_max (packet latency), network_latency_mean (injection to delivery), hops_mean
+    (BookSim2's hops count routers: link hops + 1), injected (flits/node/cycle) with injected_min and
+    injected_min_node, accepted with accepted_min, accepted_min_node, accepted_max, accepted_max_node, and cycles
+    (BookSim2's "Time taken": warm-up, measured periods and the drain of every measured packet)."""
     with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as handle:
-        handle.write(booksim_config(network, vcs, rate, period, **extra))
+        handle.write(booksim_config(network, vcs, rate, period, traffic=traffic, **extra))
     try:
         done = subprocess.run([binary, handle.name], capture_output=True, text=True)
     finally:
         os.unlink(handle.name)
     out = done.stdout
-    if "Overall Traffic Statistics" not in out:  # its exit status is -1 on success (main.cpp), so not asked
+    marker = "====== Overall Traffic Statistics ======"
+    if marker not in out:  # its exit status is -1 on success (main.cpp), so not asked
         raise RuntimeError(f"BookSim2 failed: {(out + done.stderr).strip().splitlines()[-1:]}")
-    latency = re.search(r"====== Overall Traffic Statistics ======.*?Packet latency average = ([\d.]+)", out, re.S)
-    accepted = re.search(r"====== Overall Traffic Statistics ======.*?Accepted flit rate average = ([\d.]+)",
-                         out, re.S)
-    return {"latency_mean": float(latency.group(1)), "accepted": float(accepted.group(1))}
+    before, overall = out.split(marker, 1)
+    periods = re.split(r"Class 0:\n(?=Packet latency average)", before)[1:]
+    last = periods[-1] if periods else ""
+    plat = _booksim_stat(overall, "Packet latency average")
+    nlat = _booksim_stat(overall, "Network latency average")
+    injected = _booksim_stat(overall, "Injected flit rate average")
+    accepted = _booksim_stat(overall, "Accepted flit rate average")
+    hops = re.search(r"Hops average = (\S+)", overall)
+    taken = re.search(r"Time taken is (\d+) cycles", out)
+    node_of = {}
+    if last:  # the node of each extreme, where the last period's value is the overall one
+        for name, label, (_, low, _, high, _) in (("injected", "Injected flit rate average", injected),
+                                                  ("accepted", "Accepted flit rate average", accepted)):
+            _, p_low, p_low_at, p_high, p_high_at = _booksim_stat(last, label)
+            node_of[f"{name}_min_node"] = p_low_at if np.isclose(p_low, low, rtol=1e-4) else None
+            node_of[f"{name}_max_node"] = p_high_at if np.isclose(p_high, high, rtol=1e-4) else None
+    return {"latency_mean": plat[0], "latency_max": plat[3], "network_latency_mean": nlat[0],
+            "hops_mean": float(hops.group(1)) if hops else float("nan"),
+            "injected": injected[0], "injected_min": injected[1], "injected_min_node": node_of.get("injected_min_node"),
+            "accepted": accepted[0], "accepted_min": accepted[1], "accepted_min_node": node_of.get("accepted_min_node"),
+            "accepted_max": accepted[3], "accepted_max_node": node_of.get("accepted_max_node"),
+            "cycles": int(taken.group(1)) if taken else None}
+
+
+PATTERN_STEP = 0.01  # the load grid (flits/node/cycle), from one step up to PATTERN_PAST steps past the first load
+PATTERN_PAST = 3  # not carried, then PATTERN_FINE steps over the PATTERN_FINE_SPAN below that load
+PATTERN_FINE, PATTERN_FINE_SPAN = 0.005, 0.05
+
+
+def booksim_carries(row: dict) -> bool:
+    """Whether BookSim2 carried a run's offered load: the accepted rate within 1% of it and every source's injected
+    rate within 3% of it, each widened to what a Bernoulli source's packet count varies by chance in the three
+    measured periods (3.5 standard deviations of the network's count, 4 of one node's: the least of 64 nodes lies
+    about 2.4 below the mean by chance alone, 7% at 0.3 flits/node/cycle)."""
+    offered, nodes = row["offered"], BOOKSIM_BASE["k"] ** BOOKSIM_BASE["n"]
+    per_node = offered * 3 * row["sample_period"] / PACKET_FLITS  # one source's expected packets in the window
+    network_tolerance = max(0.01, 3.5 / np.sqrt(per_node * nodes))
+    node_tolerance = max(0.03, 4 / np.sqrt(per_node))
+    return bool(row["accepted"] >= offered * (1 - network_tolerance)
+                and row["injected_min"] >= offered * (1 - node_tolerance))
+
+
+def _pattern_key(network: str, traffic: str, vcs: int, rate: float, period: int) -> str:
+    return f"patterns-booksim2-{network}-{traffic}-vc{vcs}-{rate:g}-p{period}"
+
+
+def _first_not_carried(rows: dict) -> float | None:
+    """The grid load from which every load up to the highest run contiguously from one step is not carried, if
+    there are PATTERN_PAST + 1 of them: None while the sweep must go on."""
+    grid, step = [], 1
+    while round(step * PATTERN_STEP, 3) in rows:
+        grid.append(rows[round(step * PATTERN_STEP, 3)])
+        step += 1
+    failed = 0
+    for row in reversed(grid):
+        if row["carried"]:
+            break
+        failed += 1
+    return grid[-failed]["offered"] if failed > PATTERN_PAST else None
+
+
+def sweep_booksim_patterns(binary: str, out: Path, networks=("mesh", "torus"), patterns=BOOKSIM_PATTERNS,
+                           vcs: int = 2, period: int = 10_000, workers: int = 2, log=print) -> list[dict]:
+    """BookSim2 alone under each pattern on each network: every PATTERN_STEP of offered load from PATTERN_STEP up to
+    PATTERN_PAST steps past the first load it does not carry (booksim_carries; from which no higher one is), plus
+    PATTERN_FINE steps over the PATTERN_FINE_SPAN below that load. Runs at most `workers` BookSim2 processes, one load
+    of a series at a time unless no other series has one to run; each point is saved as it finishes under
+    out/points (patterns-booksim2-*.json) and a later call runs only the missing ones. Returns one row per point:
+    network, traffic, virtual_channels, offered, sample_period, run_booksim's fields, carried."""
+    import json
+    import time
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    points = out / "points"
+    points.mkdir(parents=True, exist_ok=True)
+
+    def measure(network: str, traffic: str, rate: float) -> dict:
+        path = points / f"{_pattern_key(network, traffic, vcs, rate, period)}.json"
+        if path.is_file():
+            return json.loads(path.read_text())
+        started = time.time()
+        row = {"network": network, "traffic": traffic, "virtual_channels": vcs, "offered": rate,
+               "sample_period": period, **run_booksim(binary, network, vcs, rate, period, traffic=traffic)}
+        row["carried"] = booksim_carries(row)
+        row["wall_seconds"] = round(time.time() - started, 2)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(row, indent=1))
+        os.replace(temporary, path)
+        return row
+
+    series = {(network, traffic): {"rows": {}, "flight": set(), "next": 1, "fine": None}
+              for network in networks for traffic in patterns}
+
+    def candidates(limit: int) -> list:
+        """(series, load) pairs to run next: fine loads first, then each open series' next grid load."""
+        found = []
+        for name, s in series.items():
+            if s["fine"]:
+                found += [(name, rate) for rate in s["fine"] if rate not in s["rows"] and rate not in s["flight"]]
+        for name, s in sorted(series.items(), key=lambda item: item[1]["next"]):
+            if s["fine"] is None and len(s["flight"]) < limit:
+                found.append((name, round(s["next"] * PATTERN_STEP, 3)))
+        return found
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        running = {}
+        while True:
+            while len(running) < workers:
+                todo = candidates(1) or candidates(2)  # a second load of a series only when nothing else is left
+                if not todo:
+                    break
+                name, rate = todo[0]
+                s = series[name]
+                if s["fine"] is None and rate == round(s["next"] * PATTERN_STEP, 3):
+                    s["next"] += 1
+                s["flight"].add(rate)
+                running[pool.submit(measure, *name, rate)] = (name, rate)
+            if not running:
+                break
+            complete, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in complete:
+                name, rate = running.pop(future)
+                row = future.result()
+                s = series[name]
+                s["flight"].discard(rate)
+                s["rows"][rate] = row
+                log(f"{name[0]:5} {name[1]:8} {rate:<6g} latency {row['latency_mean']:9.1f} accepted "
+                    f"{row['accepted']:.4f} injected min {row['injected_min']:.4f} (node {row['injected_min_node']})"
+                    f" {'carried' if row['carried'] else 'NOT carried'}")
+                edge = _first_not_carried(s["rows"]) if s["fine"] is None else None
+                if edge is not None:
+                    s["fine"] = [round(edge - PATTERN_FINE_SPAN + PATTERN_FINE * (2 * i + 1), 3)
+                                 for i in range(int(round(PATTERN_FINE_SPAN / (2 * PATTERN_FINE))))]
+    rows = [row for s in series.values() for row in s["rows"].values()]
+    order = {t: i for i, t in enumerate(patterns)}
+    return sorted(rows, key=lambda r: (r["network"], order[r["traffic"]], r["offered"]))
+
+
+def booksim_pattern_summary(rows: list[dict]) -> list[dict]:
+    """Per network and pattern: the latency at the lightest load, and the last load carried below the first from
+    which none is (booksim_carries), with the accepted rate, the least source's injected rate and the latency at
+    both: how sharp the step is."""
+    out = []
+    for network, traffic in dict.fromkeys((r["network"], r["traffic"]) for r in rows):
+        mine = sorted((r for r in rows if (r["network"], r["traffic"]) == (network, traffic)),
+                      key=lambda r: r["offered"])
+        last = max((i for i, r in enumerate(mine) if r["carried"]), default=-1)
+        carried = mine[last] if last >= 0 else None
+        failed = mine[last + 1] if last + 1 < len(mine) else None
+        entry = {"network": network, "traffic": traffic, "lightest_load": mine[0]["offered"],
+                 "latency_at_lightest": mine[0]["latency_mean"], "hops_at_lightest": mine[0]["hops_mean"]}
+        for name, r in (("carried", carried), ("not_carried", failed)):
+            entry[f"last_{name}" if name == "carried" else f"first_{name}"] = r["offered"] if r else None
+            for field_ in ("accepted", "injected_min", "latency_mean", "network_latency_mean"):
+                entry[f"{field_}_at_{name}"] = r[field_] if r else None
+        entry["loads_not_carried_below"] = [r["offered"] for r in mine[:max(last, 0)] if not r["carried"]]
+        out.append(entry)
+    return out
 
 
 def harts_config(network: str, vcs: int, **overrides):
@@ -106,9 +304,9 @@ def run_harts(network: str, vcs: int, rate: float, period: int, seed: int = SEED
     sim = Simulation(harts_config(network, vcs, **overrides))
     n = sim.topology.n_nodes
     warmup, measure = period, 3 * period
-    create, source, dest = synthetic_packets(sim.topology, "uniform", rate * (n - 1) / n, PACKET_FLITS,
-                                             warmup + measure, seed)
-    result = sim.run(unicast(create, source, dest, PACKET_FLITS * sim.params.flit_bytes))
+    create, source, dest, flits = synthetic_packets(sim.topology, "uniform", rate * (n - 1) / n, PACKET_FLITS,
+                                                    warmup + measure, seed)
+    result = sim.run(unicast(create, source, dest, flits * sim.params.flit_bytes))
     delivered = np.zeros(len(create), np.int64)
     delivered[result.deliveries[R.DL_UID]] = result.deliveries[R.DL_TICK]
     measured = (create >= warmup) & (create < warmup + measure)

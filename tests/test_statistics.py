@@ -159,7 +159,8 @@ def test_the_network_backlog_counts_what_was_delivered_and_what_faults_dropped()
     dropped = stability(window, counts(ejected=[[7000, 7000]], injected=[[7000, 7000]], lost=[[1000, 1000]]), 1)
     assert dropped["stable"] is True and dropped["backlog_growth_flits"] == 0
     # bytes on the cut-through kernel: 6-byte flits
-    in_bytes = stability(window_of([[48000, 48000]], packets), counts(ejected=[[42000, 42000]], injected=[[48000, 48000]]), 6)
+    in_bytes = stability(window_of([[48000, 48000]], packets),
+                         counts(ejected=[[42000, 42000]], injected=[[48000, 48000]]), 6)
     assert in_bytes["backlog_growth_flits"] == 2000
 
 

@@ -163,7 +163,7 @@ ACT_NAMES = {ACT_CUT_THROUGH: "cut through", ACT_STORED: "stored", ACT_FORWARDED
              ACT_INJECTED: "injected", ACT_DELIVERED: "delivered", ACT_TEED: "teed", ACT_DROPPED: "dropped",
              ACT_NACKED: "nacked"}
 
-# ---- the measured deliveries: logs.latencies[LT_*, row] (observations.py writes them) ----------------------------------------------------------
+# ---- the measured deliveries: logs.latencies[LT_*, row] (observations.py writes them) -----------------------------
 LT_TOTAL = 0  # ticks from its creation to its delivery
 LT_QUEUEING = 1  # ticks from its creation to its injection: the cycle its source's router took it from the NP
 LT_HOPS = 2  # links it crossed

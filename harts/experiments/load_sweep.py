@@ -10,9 +10,10 @@ finishes, ``resume`` runs only what is missing, and local processes or a Dask cl
 **Saturation** (``to_saturation``). The saturation throughput of a pattern is the accepted throughput of the largest
 offered load the network carries stably: every seed's run stable by the rule of harts.machine.statistics. It is
 bracketed between a stable offered load `lo` (0 at first) and an unstable one `hi`. `hi` starts at the pattern's
-channel-load bound (harts.machine.patterns.throughput_bound) and grows by half while the run there is stable. Each round then runs loads evenly spaced inside the bracket (as many
-as there are workers to spare) and moves `lo` up to the largest stable one and `hi` down to the smallest unstable
-one above it, until hi - lo <= SATURATION_TOLERANCE x hi. The result is known to that tolerance of the offered load,
+channel-load bound (harts.machine.patterns.throughput_bound) and grows by half while the run there is stable. Each
+round then runs loads evenly spaced inside the bracket (as many as there are workers to spare) and moves `lo` up to
+the largest stable one and `hi` down to the smallest unstable one above it, until hi - lo <= SATURATION_TOLERANCE x
+hi. The result is known to that tolerance of the offered load,
 given the rule; how far the rule's own verdict can sit from a longer run's is a matter of the window (MODEL.md,
 Stability).
 """

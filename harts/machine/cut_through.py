@@ -282,8 +282,9 @@ class CutThroughSimulation(Simulation):
         self._raise_on_error(stats, state)
         network = CutThroughNetwork(state["controller"].tx, node, end, self.config, self.topology)
         result = Result(self.config, self.topology, self.switching, bpc, end, self.layout, self.program,
-                        source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(state["logs"]), network,
-                        self._counts(stats), stats, wall, loaded - started, faults, state["processor"].state, taken)
+                        source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(state["logs"]),
+                        network, self._counts(stats), stats, wall, loaded - started, faults, state["processor"].state,
+                        taken)
         if check:
             RunChecks().finish(result, state["logs"].observed, self._end_problems(result, state))
         return result

@@ -366,8 +366,8 @@ class FlitSimulation(Simulation):
         network = FlitNetwork(switch.ports[:, S.PT_FLITS].reshape(self.topology.n_nodes, span).copy(), occupancy,
                               int(stats[S.ST_PEAK]), self.params, end, self.topology)
         result = Result(self.config, self.topology, self.switching, 1, end, self.layout, self.program,
-                        source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(state["logs"]), network,
-                        self._counts(stats, recorder), stats, wall, loaded - started, faults,
+                        source.explicit if isinstance(traffic, Traffic) else None, uids, recorder.finish(state["logs"]),
+                        network, self._counts(stats, recorder), stats, wall, loaded - started, faults,
                         state["processor"].state, {})
         if check:
             RunChecks().finish(result, observed, self._end_problems(state, recorder))

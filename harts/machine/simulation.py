@@ -165,7 +165,8 @@ class Simulation:
         if chunk is None:
             return np.zeros((R.TR_ROWS, 0), np.int64), uids, False
         flit_bytes = self.config["flow.flit_bytes"]
-        # lengths as the kernel counts them: bytes on the cut-through kernel, ceil(bytes / flit_bytes) flits at flit level
+        # lengths as the kernel counts them: bytes on the cut-through kernel, ceil(bytes / flit_bytes) flits at flit
+        # level
         length = chunk.length if self.kernel == "cut_through" else -(-chunk.length // flit_bytes)
         window.count(chunk.create, chunk.source, length, chunk.kind)
         table = np.zeros((R.TR_ROWS, len(chunk)), np.int64)
