@@ -41,8 +41,9 @@ def _flit_run(spec: list[str]):
     simulation = machine(kind, side)
     if kind == "torus" and side in (8, 64):
         rate *= uniform_torus_bound(simulation.topology)
-    create, source, destination, flits = synthetic_packets(simulation.topology, "uniform", rate, FLITS, cycles, 1)
-    work = unicast(create, source, destination, flits * simulation.params.flit_bytes)
+    # the first three arrays: what every checkout's synthetic_packets returns
+    create, source, destination = synthetic_packets(simulation.topology, "uniform", rate, FLITS, cycles, 1)[:3]
+    work = unicast(create, source, destination, FLITS * simulation.params.flit_bytes)
 
     def timed() -> float:
         started = time.perf_counter()

@@ -72,3 +72,36 @@ def test_readme_refusal_examples_are_what_harts_prints(capsys, tmp_path, monkeyp
         args = command.split("#")[0].split()[2:]  # after "$ harts"
         assert main(args) == 2
         assert capsys.readouterr().err.strip() == printed, command
+
+
+def python_examples(text: str) -> list[str]:
+    blocks = text.split("```python\n")[1:]
+    return [block[:block.index("```")] for block in blocks]
+
+
+def test_the_readme_python_api_examples_run(monkeypatch, capsys):
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## Python API"):]
+    section = section[:section.index("\n## ", 1)]
+    examples = python_examples(section)
+    assert len(examples) >= 3
+    monkeypatch.chdir(REPO)
+    for example in examples:
+        exec(compile(example, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "160/3" in printed and "1384 1384" in printed
+    # the loop over rates: three lines of rate, accepted throughput, latency and verdict, every run stable
+    loop = [line.split() for line in printed.splitlines() if line.split()[:1] in (["0.1"], ["0.2"], ["0.3"])]
+    assert [row[0] for row in loop] == ["0.1", "0.2", "0.3"] and all(row[3] == "True" for row in loop)
+
+
+def test_the_package_docstring_example_runs(monkeypatch, capsys):
+    import textwrap
+
+    import harts
+    lines = harts.__doc__.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("    "))
+    end = next((i for i in range(first, len(lines)) if lines[i] and not lines[i].startswith("    ")), len(lines))
+    monkeypatch.chdir(REPO)
+    exec(compile(textwrap.dedent("\n".join(lines[first:end])), "harts/__init__.py", "exec"), {})
+    assert len(capsys.readouterr().out.splitlines()) == 3
