@@ -119,21 +119,21 @@ def counts(ejected=(), injected=(), lost=()):
 
 
 def test_the_growth_threshold_is_the_floor_or_the_poisson_deviation():
-    # 40,000 flits in 5,000 packets of 8: 1% is 400 flits; 4.5 sqrt(5000) packets of 8 is 2,545.6 flits
-    assert growth_threshold(40_000, 5_000) == pytest.approx(4.5 * math.sqrt(5000) * 8)
-    # 4,000,000 flits in 500,000 packets: 1% is 40,000; 4.5 x 707.1 x 8 = 25,456
+    # 40,000 flits in 5,000 packets of 8: 1% is 400 flits; 2 sqrt(5000) packets of 8 is 1,131.4 flits
+    assert growth_threshold(40_000, 5_000) == pytest.approx(2 * math.sqrt(5000) * 8)
+    # 4,000,000 flits in 500,000 packets: 1% is 40,000; 2 x 707.1 x 8 = 11,314
     assert growth_threshold(4_000_000, 500_000) == pytest.approx(40_000)
-    assert (STABILITY_FLOOR, STABILITY_SIGMAS) == (0.01, 4.5)
+    assert (STABILITY_FLOOR, STABILITY_SIGMAS) == (0.01, 2)
     assert growth_threshold(0, 0) == 0
 
 
 def test_a_backlog_that_grows_over_the_window_and_its_second_half_is_unstable():
-    # two sources, 2,000 flits (250 packets of 8) each half: T per source = max(40, 4.5 sqrt(500) x 8 = 805)
+    # two sources, 2,000 flits (250 packets of 8) each half: T per source = max(40, 2 sqrt(500) x 8 = 357.8)
     offered = [[2000, 2000], [2000, 2000]]
     packets = [[250, 250], [250, 250]]
     carried = stability(window_of(offered, packets), counts(ejected=offered, injected=offered), 1)
     assert carried["stable"] is True and carried["growing_sources"] == 0
-    # source 1 injected 600 flits less in each half: 1,200 over the window (> 805), 600 in the second half (> 402)
+    # source 1 injected 600 flits less in each half: 1,200 over the window (> 357.8), 600 in the second half (> 178.9)
     starved = stability(window_of(offered, packets),
                         counts(ejected=offered, injected=[[2000, 2000], [1400, 1400]]), 1)
     assert starved["stable"] is False and starved["growing_sources"] == 1 and starved["worst_source"] == 1
@@ -142,7 +142,7 @@ def test_a_backlog_that_grows_over_the_window_and_its_second_half_is_unstable():
 
 
 def test_a_backlog_built_in_the_first_half_that_then_holds_is_stable():
-    # 1,200 flits short over the window, all of it in the first half: the second half's growth is 0 (< 402)
+    # 1,200 flits short over the window, all of it in the first half: the second half's growth is 0 (< 178.9)
     offered = [[2000, 2000], [2000, 2000]]
     packets = [[250, 250], [250, 250]]
     verdict = stability(window_of(offered, packets), counts(ejected=offered, injected=[[2000, 2000], [800, 2000]]), 1)
@@ -150,7 +150,8 @@ def test_a_backlog_built_in_the_first_half_that_then_holds_is_stable():
 
 
 def test_the_network_backlog_counts_what_was_delivered_and_what_faults_dropped():
-    # one source of 8,000 flits in 1,000 packets a half: T = max(160, 4.5 sqrt(2000) x 8 = 1,610)
+    # one source of 8,000 flits in 1,000 packets a half: T = max(160, 2 sqrt(2000) x 8 = 715.5); 2,000 short, 1,000 of
+    # them in the second half (> 357.8)
     offered, packets = [[8000, 8000]], [[1000, 1000]]
     window = window_of(offered, packets)
     short = stability(window, counts(ejected=[[7000, 7000]], injected=offered), 1)

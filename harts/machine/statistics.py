@@ -37,7 +37,7 @@ import numpy as np
 from ..controller import records as R
 
 STABILITY_FLOOR = 0.01
-STABILITY_SIGMAS = 4.5
+STABILITY_SIGMAS = 2
 HISTOGRAM_BINS = 50  # at most, for the latency histogram; its bin width is 1, 2 or 5 x 10^k cycles
 RULE = (f"unstable if a backlog (the network's: created minus delivered; a source's: created minus injected; both "
         f"net of drops by named faults) grew over the window by more than T and over its second half by more than "
