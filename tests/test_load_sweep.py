@@ -142,3 +142,16 @@ def test_run_takes_overrides_on_every_kernel(config):
 def test_every_command_that_takes_a_config_refuses_a_bad_override_in_one_line(command):
     proc = harts(*command, "--set", "run.cycles=soon", code=2)
     assert proc.stderr.strip() == "harts: error: --set: 'run.cycles' expects an integer, got 'soon'"
+
+
+def test_a_sweep_gives_the_same_numbers_on_a_dask_cluster(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    sweep = Sweep(Base(str(CONFIGS_DIR / "booksim2_mesh_8x8.yaml"), SMALL), ("uniform", "neighbor"), rates=(0.2,))
+    local = run_sweep(sweep, tmp_path / "local", workers=1, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = run_sweep(sweep, tmp_path / "dask", dask_scheduler=cluster.scheduler_address, progress=False)
+
+    def numbers(found):
+        return [{k: v for k, v in r.items() if "wall" not in k} for r in found["points"]]
+    assert numbers(remote) == numbers(local) and len(local["points"]) == 2
