@@ -54,7 +54,7 @@ SEED = 1
 BOOKSIM_BASE = {"k": 8, "n": 2, "routing_function": "dim_order", "vc_buf_size": 8, "packet_size": PACKET_FLITS,
                 "traffic": "uniform", "injection_rate_uses_flits": 1, "sim_type": "latency",
                 # BookSim2's default, set for clarity: each cycle a source creates a packet with probability
-                # injection_rate / packet_size (injection.cpp); harts' synthetic traffic is Poisson
+                # injection_rate / packet_size (injection.cpp), as harts' traffic.synthetic.process: bernoulli
                 "injection_process": "bernoulli",
                 # a fixed window as harts has: one warm-up period, then three measured ones, never stopped early
                 # for latency (latency_thres) nor run on until stable (the thresholds off)
@@ -164,19 +164,6 @@ PATTERN_PAST = 3  # not carried, then PATTERN_FINE steps over the PATTERN_FINE_S
 PATTERN_FINE, PATTERN_FINE_SPAN = 0.005, 0.05
 
 
-def booksim_carries(row: dict) -> bool:
-    """Whether BookSim2 carried a run's offered load: the accepted rate within 1% of it and every source's injected
-    rate within 3% of it, each widened to what a Bernoulli source's packet count varies by chance in the three
-    measured periods (3.5 standard deviations of the network's count, 4 of one node's: the least of 64 nodes lies
-    about 2.4 below the mean by chance alone, 7% at 0.3 flits/node/cycle)."""
-    offered, nodes = row["offered"], BOOKSIM_BASE["k"] ** BOOKSIM_BASE["n"]
-    per_node = offered * 3 * row["sample_period"] / PACKET_FLITS  # one source's expected packets in the window
-    network_tolerance = max(0.01, 3.5 / np.sqrt(per_node * nodes))
-    node_tolerance = max(0.03, 4 / np.sqrt(per_node))
-    return bool(row["accepted"] >= offered * (1 - network_tolerance)
-                and row["injected_min"] >= offered * (1 - node_tolerance))
-
-
 def _pattern_key(network: str, traffic: str, vcs: int, rate: float, period: int) -> str:
     return f"patterns-booksim2-{network}-{traffic}-vc{vcs}-{rate:g}-p{period}"
 
@@ -199,7 +186,7 @@ def _first_not_carried(rows: dict) -> float | None:
 def sweep_booksim_patterns(binary: str, out: Path, networks=("mesh", "torus"), patterns=BOOKSIM_PATTERNS,
                            vcs: int = 2, period: int = 10_000, workers: int = 2, log=print) -> list[dict]:
     """BookSim2 alone under each pattern on each network: every PATTERN_STEP of offered load from PATTERN_STEP up to
-    PATTERN_PAST steps past the first load it does not carry (booksim_carries; from which no higher one is), plus
+    PATTERN_PAST steps past the first load it does not carry (`carried`; from which no higher one is), plus
     PATTERN_FINE steps over the PATTERN_FINE_SPAN below that load. Runs at most `workers` BookSim2 processes, one load
     of a series at a time unless no other series has one to run; each point is saved as it finishes under
     out/points (patterns-booksim2-*.json) and a later call runs only the missing ones. Returns one row per point:
@@ -214,11 +201,13 @@ def sweep_booksim_patterns(binary: str, out: Path, networks=("mesh", "torus"), p
     def measure(network: str, traffic: str, rate: float) -> dict:
         path = points / f"{_pattern_key(network, traffic, vcs, rate, period)}.json"
         if path.is_file():
-            return json.loads(path.read_text())
+            row = dict(json.loads(path.read_text()), offered_per_node=rate, sender_rate=rate)
+            return dict(row, carried=carried(row))  # as the rule is now
         started = time.time()
         row = {"network": network, "traffic": traffic, "virtual_channels": vcs, "offered": rate,
-               "sample_period": period, **run_booksim(binary, network, vcs, rate, period, traffic=traffic)}
-        row["carried"] = booksim_carries(row)
+               "sample_period": period, "offered_per_node": rate, "sender_rate": rate,
+               **run_booksim(binary, network, vcs, rate, period, traffic=traffic)}
+        row["carried"] = carried(row)
         row["wall_seconds"] = round(time.time() - started, 2)
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(row, indent=1))
@@ -267,32 +256,209 @@ def sweep_booksim_patterns(binary: str, out: Path, networks=("mesh", "torus"), p
                 edge = _first_not_carried(s["rows"]) if s["fine"] is None else None
                 if edge is not None:
                     s["fine"] = [round(edge - PATTERN_FINE_SPAN + PATTERN_FINE * (2 * i + 1), 3)
-                                 for i in range(int(round(PATTERN_FINE_SPAN / (2 * PATTERN_FINE))))]
+                                 for i in range(round(PATTERN_FINE_SPAN / (2 * PATTERN_FINE)))]
+    for path in points.glob(f"patterns-booksim2-*-vc{vcs}-*-p{period}.json"):  # loads an earlier criterion ran
+        row = json.loads(path.read_text())
+        row.update(offered_per_node=row["offered"], sender_rate=row["offered"])
+        if (row["network"], row["traffic"]) in series:
+            series[row["network"], row["traffic"]]["rows"].setdefault(row["offered"], dict(row, carried=carried(row)))
     rows = [row for s in series.values() for row in s["rows"].values()]
     order = {t: i for i, t in enumerate(patterns)}
     return sorted(rows, key=lambda r: (r["network"], order[r["traffic"]], r["offered"]))
 
 
-def booksim_pattern_summary(rows: list[dict]) -> list[dict]:
-    """Per network and pattern: the latency at the lightest load, and the last load carried below the first from
-    which none is (booksim_carries), with the accepted rate, the least source's injected rate and the latency at
-    both: how sharp the step is."""
-    out = []
-    for network, traffic in dict.fromkeys((r["network"], r["traffic"]) for r in rows):
-        mine = sorted((r for r in rows if (r["network"], r["traffic"]) == (network, traffic)),
-                      key=lambda r: r["offered"])
-        last = max((i for i, r in enumerate(mine) if r["carried"]), default=-1)
-        carried = mine[last] if last >= 0 else None
-        failed = mine[last + 1] if last + 1 < len(mine) else None
-        entry = {"network": network, "traffic": traffic, "lightest_load": mine[0]["offered"],
-                 "latency_at_lightest": mine[0]["latency_mean"], "hops_at_lightest": mine[0]["hops_mean"]}
-        for name, r in (("carried", carried), ("not_carried", failed)):
-            entry[f"last_{name}" if name == "carried" else f"first_{name}"] = r["offered"] if r else None
-            for field_ in ("accepted", "injected_min", "latency_mean", "network_latency_mean"):
-                entry[f"{field_}_at_{name}"] = r[field_] if r else None
-        entry["loads_not_carried_below"] = [r["offered"] for r in mine[:max(last, 0)] if not r["carried"]]
-        out.append(entry)
-    return out
+# ---- the patterns comparison (--patterns): BookSim2's tornado, neighbor, bitrev and shuffle, and uniform ------------
+HARTS_PATTERN = {"uniform": "uniform", "tornado": "tornado", "neighbor": "neighbor", "bitrev": "bit_reverse",
+                 "shuffle": "shuffle"}
+NODES = 64
+LATENCY_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)  # of BookSim2's saturation load: where latencies are compared
+LEAST_SOURCE_SIGMAS = 4  # carried(): P(the least of 64 normal deviates < -4) = 64 x 3.2e-5, 0.2%
+
+
+def sender_share(network: str, traffic: str) -> float:
+    """What of BookSim2's load harts offers: the share of BookSim2's packets that enter the network. BookSim2's
+    uniform picks the source itself 1/N of the time; its bitrev and shuffle send a fixed point's packets to itself.
+    harts makes no packet to its own node, so at BookSim2's load r it runs at r x this share, every sender injecting
+    what BookSim2's does (uniform: r (N-1)/N, all N sending)."""
+    from harts.machine.patterns import destination_matrix
+    from harts.network import build_topology
+    if traffic == "uniform":
+        return (NODES - 1) / NODES
+    matrix = destination_matrix(build_topology(load_config(CONFIGS[network]).topology_spec), HARTS_PATTERN[traffic])
+    return float((matrix.sum(axis=1) > 0).sum()) / NODES
+
+
+def carried(row: dict) -> bool:
+    """The one rule both simulators' runs are judged by, from what both report over the three measured periods:
+    the network's backlog (offered less accepted, flits) and the worst source's (its offered less what it injected)
+    within harts.machine.statistics.growth_threshold of what was offered (1% of it, or 2 standard deviations of its
+    Poisson count). BookSim2 prints no half-windows, so the rule is harts' without the second-half condition."""
+    from harts.machine.statistics import STABILITY_FLOOR, growth_threshold
+    cycles = 3 * row["sample_period"]
+    offered = row["offered_per_node"] * NODES * cycles
+    by_sender = row["sender_rate"] * cycles
+    network = (row["offered_per_node"] - row["accepted"]) * NODES * cycles
+    source = (row["sender_rate"] - row["injected_min"]) * cycles
+    # the least of 64 sources' Poisson counts lies about 2.4 deviations below their mean by chance alone, and both
+    # simulators give the nominal rate, not each source's count: the source test allows LEAST_SOURCE_SIGMAS
+    source_limit = max(STABILITY_FLOOR * by_sender, LEAST_SOURCE_SIGMAS * np.sqrt(by_sender / PACKET_FLITS) * PACKET_FLITS)
+    return bool(network <= growth_threshold(offered, offered / PACKET_FLITS) and source <= source_limit)
+
+
+def pair_latency(stats_out: str) -> float:
+    """The mean latency of BookSim2's measured packets between different nodes, from its `pair_stats` (pair_sent,
+    pair_plat: packets and mean latency per source and destination): its own Packet latency average counts the
+    packets a node sends itself, which cross no link and which harts does not make."""
+    text = Path(stats_out).read_text()
+
+    def matrix(name: str) -> np.ndarray:
+        found = re.search(name + r"\(1,:\) = \[ ([^\]]*)\];", text)
+        return np.array([float(v) for v in found.group(1).split()]).reshape(NODES, NODES)
+    sent, latency = matrix("pair_sent"), matrix("pair_plat")
+    np.fill_diagonal(sent, 0)
+    return float((sent * np.nan_to_num(latency)).sum() / sent.sum())
+
+
+@dataclass(frozen=True)
+class PatternPoint:
+    """One run of either simulator under a BookSim2 pattern at BookSim2's offered load `rate`, over one warm-up and
+    three measured periods. BookSim2 also writes its per-pair latencies (pair_latency)."""
+
+    simulator: str
+    network: str
+    traffic: str  # BookSim2's name
+    rate: float
+    period: int = 10_000
+    binary: str = ""
+
+    @property
+    def key(self) -> str:
+        # (the -pairs of BookSim2's: its runs with pair_stats, apart from sweep_booksim_patterns' runs without)
+        return (f"patterns-{self.simulator}-{self.network}-{self.traffic}-vc2-{self.rate:g}-p{self.period}"
+                + ("-pairs" if self.simulator == "booksim2" else ""))
+
+    @property
+    def cost(self) -> float:
+        return self.rate * (1 if self.simulator == "harts" else 8)
+
+    def run(self) -> dict:
+        row = {"key": self.key, "simulator": self.simulator, "network": self.network, "traffic": self.traffic,
+               "offered": self.rate, "sample_period": self.period}
+        if self.simulator == "booksim2":
+            with tempfile.TemporaryDirectory() as folder:
+                measured = run_booksim(self.binary, self.network, 2, self.rate, self.period, traffic=self.traffic,
+                                       pair_stats=1, stats_out=f"{folder}/stats.m")
+                measured["latency_between_nodes"] = pair_latency(f"{folder}/stats.m")
+            row.update(measured, offered_per_node=self.rate, sender_rate=self.rate)
+        else:
+            row.update(run_harts_pattern(self.network, self.traffic, self.rate, self.period))
+        row["carried"] = carried(row)
+        return row
+
+
+def run_harts_pattern(network: str, traffic: str, rate: float, period: int) -> dict:
+    """harts on the network's booksim2 config under the pattern at BookSim2's load `rate` (sender_share), its window
+    BookSim2's: a warm-up period, then three measured."""
+    share = sender_share(network, traffic)
+    config = load_config(CONFIGS[network]).with_values({
+        "traffic.synthetic.pattern": HARTS_PATTERN[traffic], "traffic.synthetic.rate": rate * share,
+        "run.warmup_cycles": period, "run.cycles": 4 * period})
+    result = Simulation(config).run(keep=False)
+    s = result.summary()
+    window = result.logs.window
+    counts = result.logs.window_counts
+    senders = window.offered_packets.sum(axis=1) > 0
+    injected = (counts[:, R.WN_INJECTED_FIRST] + counts[:, R.WN_INJECTED_SECOND])[senders] / (3 * period)
+    sender_rate = rate * share if traffic == "uniform" else rate
+    return {"latency_mean": s["latency_mean_cycles"], "latency_between_nodes": s["latency_mean_cycles"],
+            "network_latency_mean": s["network_latency_mean_cycles"], "hops_mean": s["mean_hops"],
+            "accepted": s["accepted_flits_per_node_cycle"], "injected_min": float(injected.min()),
+            "offered_per_node": rate * share, "sender_rate": sender_rate, "stable": s["stable"]}
+
+
+def edge(rows: list[dict]) -> tuple[dict | None, dict | None]:
+    """A series' last carried run below the first load from which none is, and that first run."""
+    ordered = sorted(rows, key=lambda r: r["offered"])
+    last = max((i for i, r in enumerate(ordered) if r["carried"]), default=-1)
+    return (ordered[last] if last >= 0 else None), (ordered[last + 1] if last + 1 < len(ordered) else None)
+
+
+def harts_to_saturation(network: str, traffic: str, period: int, results: Path, workers: int | None) -> dict:
+    """`harts sweep --to-saturation` on the network's booksim2 config (its own rule, MODEL.md Stability), the load
+    put back in BookSim2's units."""
+    from harts.experiments.load_sweep import Base, Sweep, find_saturation
+    values = (("run.warmup_cycles", period), ("run.cycles", 4 * period))
+    sweep = Sweep(Base(str(CONFIGS[network]), values), (HARTS_PATTERN[traffic],), to_saturation=True)
+    rows, _ = find_saturation(sweep, results, {}, {"resume": True, "workers": workers, "dask_scheduler": None,
+                                                   "progress": False})
+    share = sender_share(network, traffic)
+    return {"stable_offered": rows[0]["stable_offered"] / share, "unstable_offered": rows[0]["unstable_offered"] / share}
+
+
+FINE_STEP = 0.001  # the last pass's load step, over FINE_MARGIN either side of both simulators' edges
+FINE_MARGIN = 0.005
+
+
+def compare_patterns(binary: str, out: Path, workers: int | None, period: int = 10_000) -> list[dict]:
+    """The whole --patterns comparison, a row per network and pattern: BookSim2's saturation grid
+    (sweep_booksim_patterns) and harts on the same loads; then both every FINE_STEP from FINE_MARGIN below the
+    lower of their two edges to FINE_MARGIN above the higher; both at LATENCY_FRACTIONS of BookSim2's saturation
+    load; and harts' own search (harts_to_saturation)."""
+    from harts.experiments.sweep import run_tasks, write_csv
+    options = {"resume": True, "workers": workers}
+    booksim = sweep_booksim_patterns(binary, out, period=period, workers=workers or 2, log=lambda line: None)
+    series = list(dict.fromkeys((r["network"], r["traffic"]) for r in booksim))
+    rows = {(name, "booksim2"): [r for r in booksim if (r["network"], r["traffic"]) == name] for name in series}
+    grid = [PatternPoint("harts", r["network"], r["traffic"], r["offered"], period) for r in booksim]
+    done = run_tasks(grid, out, description="harts on BookSim2's loads", **options)
+    for name in series:
+        rows[name, "harts"] = [done[p.key] for p in grid if (p.network, p.traffic) == name]
+    fine = []
+    for name in series:
+        edges = [edge(rows[name, simulator]) for simulator in ("booksim2", "harts")]
+        low = min(last["offered"] for last, _ in edges) - FINE_MARGIN
+        high = max((first or last)["offered"] for last, first in edges) + FINE_MARGIN
+        for step in range(round(low / FINE_STEP), round(high / FINE_STEP) + 1):
+            fine += [PatternPoint(simulator, *name, round(step * FINE_STEP, 4), period, binary)
+                     for simulator in ("booksim2", "harts")]
+    done.update(run_tasks(fine, out, description="both near saturation", **options))
+    for p in fine:
+        rows[(p.network, p.traffic), p.simulator].append(done[p.key])
+    saturation = {key: edge([dict(r, carried=carried(r)) for r in mine]) for key, mine in rows.items()}
+    latency_points = []
+    for name in series:
+        load = saturation[name, "booksim2"][0]["offered"]
+        latency_points += [PatternPoint(simulator, *name, round(fraction * load, 4), period, binary)
+                           for fraction in LATENCY_FRACTIONS for simulator in ("booksim2", "harts")]
+    done.update(run_tasks(latency_points, out, description="latency below 0.7", **options))
+    table = []
+    for name in series:
+        (b_last, b_first), (h_last, h_first) = saturation[name, "booksim2"], saturation[name, "harts"]
+        searched = harts_to_saturation(*name, period, out, workers)
+        pairs = [(done[PatternPoint("booksim2", *name, round(f * b_last["offered"], 4), period, binary).key],
+                  done[PatternPoint("harts", *name, round(f * b_last["offered"], 4), period).key])
+                 for f in LATENCY_FRACTIONS]
+        gaps = [h["latency_between_nodes"] / b["latency_between_nodes"] - 1 for b, h in pairs]
+        table.append({
+            "network": name[0], "pattern": name[1],
+            "booksim2_saturation": b_last["offered"], "booksim2_first_unstable": b_first["offered"] if b_first else None,
+            "harts_saturation": h_last["offered"], "harts_first_unstable": h_first["offered"] if h_first else None,
+            "saturation_ratio": h_last["offered"] / b_last["offered"],
+            "harts_search_stable": searched["stable_offered"], "harts_search_unstable": searched["unstable_offered"],
+            "search_ratio": searched["stable_offered"] / b_last["offered"],
+            "booksim2_zero_load": pairs[0][0]["latency_between_nodes"], "harts_zero_load": pairs[0][1]["latency_mean"],
+            "latency_gap_max": max(gaps, key=abs), "latency_gaps": [round(g, 4) for g in gaps]})
+    write_csv(table, out / "patterns_compare.csv")
+
+    def table_of(points):
+        listed = [{k: v for k, v in done[p.key].items() if k != "key"} for p in points]
+        columns = list(dict.fromkeys(k for r in listed for k in r))  # each simulator reports its own fields
+        return [{k: r.get(k, "") for k in columns} for r in listed]
+    write_csv(booksim, out / "patterns_booksim2.csv")
+    write_csv(table_of(grid), out / "patterns_harts.csv")
+    write_csv(table_of(fine), out / "patterns_fine.csv")
+    write_csv(table_of(latency_points), out / "patterns_latency.csv")
+    return table
 
 
 def harts_config(network: str, vcs: int, **overrides):
@@ -388,12 +554,61 @@ def plot(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def patterns_markdown(table: list[dict]) -> str:
+    """The table EXPERIMENTS.md shows, from compare_patterns' rows (loads in BookSim2's injection_rate)."""
+    lines = ["| network | pattern | BookSim2 saturation | harts saturation (same rule) | harts / BookSim2 | "
+             "`harts sweep --to-saturation` | zero-load latency, BookSim2 / harts | largest latency gap at 0.1-0.7 "
+             "of saturation |", "|---|---|---|---|---|---|---|---|"]
+    for r in table:
+        lines.append(f"| 8x8 {r['network']} | {r['pattern']} | {r['booksim2_saturation']:.3f} | "
+                     f"{r['harts_saturation']:.3f} | {r['saturation_ratio']:.3f} | {r['harts_search_stable']:.3f} "
+                     f"({r['search_ratio']:.3f}) | {r['booksim2_zero_load']:.1f} / {r['harts_zero_load']:.1f} | "
+                     f"{100 * r['latency_gap_max']:+.1f}% |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_patterns(out: Path, path: Path) -> None:
+    """Mean latency (between different nodes) against BookSim2's offered load, both simulators, a panel per network
+    and pattern: the saturation grid and the latency points."""
+    import csv
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [dict(r, simulator="booksim2") for r in csv.DictReader((out / "patterns_booksim2.csv").open())] \
+        if (out / "patterns_booksim2.csv").is_file() else []
+    rows += list(csv.DictReader((out / "patterns_harts.csv").open()))
+    series = list(dict.fromkeys((r["network"], r["traffic"]) for r in rows))
+    fig, axes = plt.subplots(2, 5, figsize=(17, 6.4), squeeze=False)
+    for ax, (network, traffic) in zip(axes.flat, series):
+        for simulator, style in (("booksim2", "s--"), ("harts", "o-")):
+            mine = sorted((r for r in rows if (r["network"], r["traffic"], r["simulator"]) ==
+                           (network, traffic, simulator)), key=lambda r: float(r["offered"]))
+            ax.plot([float(r["offered"]) for r in mine], [float(r["latency_mean"]) for r in mine], style, ms=2.5,
+                    lw=1, label="BookSim2" if simulator == "booksim2" else "harts (booksim2 config)")
+        ax.set_title(f"8x8 {network}, {traffic}", fontsize=9)
+        ax.set_ylim(0, 400)
+        ax.grid(alpha=0.3)
+    for ax in axes[-1]:
+        ax.set_xlabel("offered load (BookSim2's injection_rate)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("mean packet latency (cycles)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="loads every 0.01 and windows of 10,000 cycles")
     parser.add_argument("--resume", action="store_true", help="keep the points an earlier run finished")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "booksim2")
+    parser.add_argument("--patterns", action="store_true",
+                        help="the patterns comparison instead: tornado, neighbor, bitrev, shuffle and uniform on both "
+                             "networks with 2 VCs, saturation and latency below 0.7 of it (EXPERIMENTS.md)")
     parser.add_argument("--png", type=Path, default=None,
                         help="the figure (default: docs/booksim2_compare.png with --full, which the README shows; "
                              "else booksim2_compare.png in --out)")
@@ -404,6 +619,11 @@ def main(argv=None) -> int:
         return 0
     from harts.experiments.sweep import run_tasks, write_csv
 
+    if args.patterns:
+        table = compare_patterns(binary, args.out, args.workers)
+        plot_patterns(args.out, args.png or ROOT / "docs" / "booksim2_patterns.png")
+        print(patterns_markdown(table), end="")
+        return 0
     period = PERIOD[args.full]
     tasks = []
     for network, rates in RATES.items():

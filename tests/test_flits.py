@@ -66,6 +66,10 @@ CASES = [  # topology, microprogram, VCs, buffer depth, extra config
                                "flow__dateline": "whole_axis"}),
     (MESH, "wormhole", 2, 4, {"flow__injection_vcs": 2, "flow__np_channels": 2}),
     (MESH, "circuit", 1, 4, {"flow__injection_vcs": 2}),
+    (MESH, "wormhole", 2, 3, {"flow__vc_choice": "round_robin", "flow__injection_vcs": 0,
+                              "flow__context_turnaround": "immediate"}),
+    (TORUS, "wormhole", 4, 4, {"flow__vc_choice": "round_robin", "flow__dateline": "whole_axis"}),
+    (TORUS, "wormhole_adaptive", 3, 3, {"flow__vc_choice": "round_robin"}),
 ]
 
 
@@ -184,23 +188,37 @@ def test_context_turnaround_sets_how_soon_a_packet_follows_another_through_the_s
     assert delivered.tolist() == [8 + 8, 8 + 8 + gap]
 
 
+@pytest.mark.parametrize("choice, gap", [("lowest", 8 + 2), ("round_robin", 8 + 1)])
+def test_a_round_robin_vc_choice_lets_a_packet_follow_another_in_the_other_vc(choice, gap):
+    """The two packets of test_context_turnaround_... with immediate turnaround and 2 VCs. With the lowest free VC
+    the second takes VC 0 again, behind the first's tail in node 1's input VC 0, whose context is free from M + 6:
+    wait_header, branch, deliver from M + 6, ejected from M + 8. Round-robin gives it VC 1 (the port's last was 0):
+    usable at node 1 at M + 5 in an idle input, delivered from M + 7 (the first's tail has left the ejection
+    channel at M + 5): its NP has it one cycle sooner."""
+    sim = machine(MESH, flow__context_turnaround="immediate", flow__vc_choice=choice)
+    result, delivered = run(sim, [0, 0], [0, 0], [1, 1], [8, 8], hops=True)
+    assert delivered.tolist() == [8 + 8, 8 + 8 + gap]
+    out_vcs = [int(result.hops.rows[R.HR_OUT_VC, result.hops.of_packet(uid)[0]]) for uid in (0, 1)]  # at the source
+    assert out_vcs == ([0, 0] if choice == "lowest" else [0, 1])
+
+
 @pytest.mark.parametrize("injection_vcs", [1, 2])
 def test_injection_vcs_let_a_packet_leave_beside_one_that_waits(injection_vcs):
     """4x3 mesh, 1 VC (ports 0/1 are +x/+y). Node 0 sends 16 flits to node 3 at cycle 0: its head takes node 1's
     +x output at cycle 6 (forward at 2, usable at node 1 at 4, wait_header, branch) and holds it until its tail
     has left at 21. At cycle 5 node 1 makes 8 flits for node 2 (+x: its forward at 7 finds the VC
     held, and retries) and then 8 flits for node 5 (+y, a free link). With one injection context the second
-    waits in the NP queue until the first has left whole. With two it starts at once in
-    the second context, alone on the injection input (the first is bound to nothing) and on its link, so it
-    arrives as a lone packet does, n_s + 1 + Lk + 2 + (M-1)k + b + k + n_d = 16 cycles after it was made
-    (MODEL.md's zero-load closed form with h = 1)."""
+    waits in the NP queue until the first has left whole. With two it starts in the second context once the channel
+    has carried the first's 8 flits, M k after the first started (at 6, ready n_s = 1 after it was made): at 14,
+    alone on its link, so it takes what a lone packet does from its start, 1 + Lk + 2 + (M-1)k + b + k + n_d = 15
+    cycles (MODEL.md's zero-load closed form with h = 1, less n_s), and arrives at 29."""
     sim = machine(MESH, flow__virtual_channels=1, flow__injection_vcs=injection_vcs)
     _, delivered = run(sim, [0, 5, 5], [0, 1, 1], [3, 2, 5], [16, 8, 8])
     f = sim.params
     lone = f.np_send + 1 + f.link_latency + 2 + 7 * f.flit_cycles + f.bus_delay + f.flit_cycles + f.deliver
     assert lone == 16
     if injection_vcs == 2:
-        assert delivered[2] - 5 == lone
+        assert delivered[2] == 6 + 8 * f.flit_cycles + lone - f.np_send == 29
     else:
         # the 16 flits cross node 1 at 6..21, so +x is free from 22: the 8 flits leave at 22..29, wait_tail at
         # 30, done at 31, and the queued packet starts at 32 (ready since 6) and takes lone - n_s from there

@@ -24,6 +24,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from pathlib import Path
 
@@ -58,10 +59,13 @@ class Base:
         config = load_config(self.path) if self.path else defaults()
         return config.with_values({**dict(self.values), **{k.replace("__", "."): v for k, v in more.items()}})
 
-    @property
+    @cached_property
     def text(self) -> str:
-        return json.dumps({"path": self.path, "values": [list(v) for v in self.values]}, sort_keys=True,
-                          default=str)
+        """What a point's key is made of: the file, its contents (so that a point run before the file was edited is
+        not taken for one of the new file's) and the keys set."""
+        contents = hashlib.sha256(Path(self.path).read_bytes()).hexdigest() if self.path else None
+        return json.dumps({"path": self.path, "contents": contents, "values": [list(v) for v in self.values]},
+                          sort_keys=True, default=str)
 
 
 @dataclass(frozen=True)

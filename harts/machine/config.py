@@ -146,9 +146,14 @@ KEYS = [
         0, 64),
     Key("flow.injection_vcs", "int", 1,
         "wormhole and circuit switching: injection contexts per NP channel; each idle one takes the NP queue's "
-        "next packet, and they share the channel's one flit per cycle, picked round-robin as a link's VCs are "
+        "next packet, starting once the channel has carried the one before, and they share the channel's one "
+        "flit per cycle, picked round-robin as a link's VCs are "
         "(1: one packet at a time, HARTS's; 0: one per virtual channel, as BookSim2's injection port has a VC "
         "per VC)", 0, 64),
+    Key("flow.vc_choice", "str", "lowest",
+        "wormhole and circuit switching: the VC a forward takes among the free ones its policy allows: the lowest "
+        "(lowest) or the next after the last one the port gave (round_robin, as BookSim2's VC allocator turns)",
+        choices=("lowest", "round_robin")),
     Key("flow.retry_cycles", "int", 8,
         "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
         "sends the probe again", 0, MAX_CYCLES),

@@ -196,6 +196,7 @@ class FlitSimulation(Simulation):
         p[S.PR_TIE_KEY] = f.torus_tie_key
         p[S.PR_WHOLE_AXIS] = f.dateline_whole_axis
         p[S.PR_IMMEDIATE_TURNAROUND] = f.immediate_turnaround
+        p[S.PR_VC_ROUND_ROBIN] = f.vc_round_robin
         p[S.PR_INJECTION_VCS] = f.injection_vcs
         p[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
         p[S.PR_ALTERING] = bool((faults.node_fault == R.FAULT_ALTER).any())

@@ -288,8 +288,10 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
     links = [(v, p) for v in range(n_nodes) for p in range(P) if nbr[v][p] >= 0]
     assert all(topology.in_port[v][p] == p for v, p in links), "the spec's rule: port p arrives on receiver p"
     owner = {(v, p, c): None for v, p in links for c in range(V)}  # output VC (v, p, c) -> input VC (nbr, p, c)
+    next_vc = {(v, p): 0 for v, p in links}  # flow.vc_choice round_robin: the VC a link tries first
     buffers = {(nbr[v][p], p, c): InputVC(B) for v, p in links for c in range(V)}
     queues = [deque() for _ in range(n_nodes)]  # the NP's packets not yet taken by an injection context
+    channel_free = {(v, P + c): 0 for v in range(n_nodes) for c in range(NP)}  # (node, channel): next start from
     busy_until = {(v, o): 0 for v in range(n_nodes) for o in range(P + NP)}
     ptr_in = [[0] * (P + NP) for _ in range(n_nodes)]
     ptr_out = [[0] * (P + NP) for _ in range(n_nodes)]
@@ -382,13 +384,15 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
 
     def feed(v):
         """Every idle injection context of node v, in channel order, takes the packet at the head of the
-        queue (while any remain), to start on it when it is ready and the context is free."""
+        queue (while any remain), to start on it when it is ready, the context is free and the channel has
+        carried the flits of the packet before (one flit every k cycles: channel_free)."""
         for ctx in injectors[v]:
             if not queues[v]:
                 return
             if ctx.packet is None and ctx.taken is None:
                 ctx.taken = queues[v].popleft()
-                ctx.start_at = max(ctx.taken.ready, ctx.idle_from)
+                ctx.start_at = max(ctx.taken.ready, ctx.idle_from, channel_free[v, ctx.phys])
+                channel_free[v, ctx.phys] = ctx.start_at + ctx.taken.n_flits * k
 
     def create(packet, t):
         parent = all_packets.get(packet.parent)
@@ -466,11 +470,16 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             if nbr[v][port] < 0:
                 raise RuntimeError(f"packet {packet.uid}: node {v} has no link on port {port}")
             choices = vc_choices(v, port, axis, packet, policy)
+            if params.vc_round_robin and next_vc[v, port] in choices:  # from the VC after the port's last given
+                at = choices.index(next_vc[v, port])
+                choices = choices[at:] + choices[:at]
             free = [c for c in choices if owner[(v, port, c)] is None]
             if policy == isa.VC_CIRCUIT:
                 taken, vc = (free if len(free) == V else []), 0  # the whole port; flits travel in VC 0
             else:
                 taken, vc = free[:1], (free[0] if free else None)
+                if taken:
+                    next_vc[v, port] = vc + 1
             if taken:
                 for c in taken:
                     owner[(v, port, c)] = ctx

@@ -21,13 +21,15 @@ from .state import (
     ND_QUEUE_HEAD,
     ND_QUEUE_TAIL,
     PK_CORRUPT,
+    PK_FLITS,
     PK_HOPS,
-    PK_NEXT,
     PK_INJECTED,
+    PK_NEXT,
     PK_READY,
     PK_VALUE,
     PR_ENTRY_INJECT,
     PR_ENTRY_RECEIVE,
+    PR_FLIT_CYCLES,
     PR_HOP_LOG,
     PR_INJECTION_VCS,
     PR_NP_CHANNELS,
@@ -43,6 +45,7 @@ from .state import (
     ST_ERROR_PC,
     ST_INSTRUCTIONS,
     ST_LAST_PROGRESS,
+    PT_TAKE_FROM,
     VI_ARRIVED,
     VI_BLOCKED_CREDIT,
     VI_BLOCKED_OUTPUT,
@@ -53,6 +56,7 @@ from .state import (
     VI_REFUSED_AT,
     VI_VALUE_AT,
     input_node,
+    input_row,
     is_injection,
     slot_field,
 )
@@ -126,10 +130,16 @@ def try_start(machine, switch, packets, run, i):
         arrived = inputs[i, slot_field(slot, SL_USABLE)]
         inputs[i, CX_PC] = params[PR_ENTRY_RECEIVE]
     start = max(arrived, inputs[i, CX_FREE_FROM])
+    table = packets.table
+    if injection:
+        # The NP's channel carries one packet after another, a flit a cycle, as BookSim2's injection channel does:
+        # another context of it starts on the next packet only once the flits of the one before have crossed
+        channel = input_row(machine, i)
+        start = max(start, switch.ports[channel, PT_TAKE_FROM])
+        switch.ports[channel, PT_TAKE_FROM] = start + table[pkt, PK_FLITS] * params[PR_FLIT_CYCLES]
     if start > arrived:
         contend(packets, pkt, CONTENTION_QUEUED, node, arrived)
     hold(packets, pkt)
-    table = packets.table
     if injection and table[pkt, PK_INJECTED] < 0:  # a circuit's probe sent again after a nack keeps its first
         table[pkt, PK_INJECTED] = start
     inputs[i, CX_PKT] = pkt

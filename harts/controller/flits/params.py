@@ -25,6 +25,7 @@ class FlitParams:
     dateline_whole_axis: bool = False  # flow.dateline == whole_axis
     injection_vcs: int = 1  # J: injection contexts per NP channel (flow.injection_vcs; 0 there means V)
     immediate_turnaround: bool = False  # flow.context_turnaround == immediate: wait_tail and done cost no cycle
+    vc_round_robin: bool = False  # flow.vc_choice == round_robin: from the VC after the port's last one given
 
     @property
     def link_latency(self) -> int:
@@ -56,4 +57,5 @@ class FlitParams:
                    np_channels=config["flow.np_channels"], torus_tie_key=torus_tie_key(config),
                    dateline_whole_axis=config["flow.dateline"] == "whole_axis",
                    immediate_turnaround=config["flow.context_turnaround"] == "immediate",
+                   vc_round_robin=config["flow.vc_choice"] == "round_robin",
                    injection_vcs=config["flow.injection_vcs"] or config["flow.virtual_channels"])

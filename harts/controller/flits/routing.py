@@ -29,8 +29,10 @@ from .state import (
     PR_SEGMENT_WORD,
     PR_SEGMENTS,
     PR_SETUP_RETRIES,
+    PR_VC_ROUND_ROBIN,
     PR_VCS,
     PR_WHOLE_AXIS,
+    PT_NEXT_VC,
     PT_PARKED,
     ST_ACTIVE,
     ST_ERROR,
@@ -108,9 +110,21 @@ def _claim(machine, switch, packets, i, node, port, policy):
         for vc in range(vcs):
             owner[base + vc] = i
         return 0
-    for vc in range(low, high):
+    # flow.vc_choice: the lowest free VC, or round-robin from the one after the port's last given (BookSim2's VC
+    # allocator), so that a flow's packets take turns in the VCs and one does not wait behind the other's tail
+    first = low
+    rotating = params[PR_VC_ROUND_ROBIN] != 0
+    row = node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + port
+    if rotating and low <= switch.ports[row, PT_NEXT_VC] < high:
+        first = switch.ports[row, PT_NEXT_VC]
+    for step in range(high - low):
+        vc = first + step
+        if vc >= high:
+            vc -= high - low
         if owner[base + vc] < 0:
             owner[base + vc] = i
+            if rotating:
+                switch.ports[row, PT_NEXT_VC] = vc + 1
             return vc
     if low < high:
         switch.inputs[i, IN_WAIT_FOR] = owner[base + low]

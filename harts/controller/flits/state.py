@@ -86,7 +86,10 @@ PT_IN_PTR = 2  # input j: round-robin pointer over its VCs
 PT_FLITS = 3  # output j: flits sent through it
 PT_LAST_PACKET = 4  # output j: the packet record of the last flit granted through it
 PT_PARKED = 5  # output j: the first context parked until one of its VCs is freed (CX_PARK_NEXT), -1 none
-PT_ROWS = 6
+PT_TAKE_FROM = 6  # input j, an NP channel: the cycle from which a context of it may start on the next packet, once
+# the channel has carried the flits of the one before (flow.injection_vcs > 1)
+PT_NEXT_VC = 7  # output j, a link: the VC a round-robin choice (flow.vc_choice) tries first
+PT_ROWS = 8
 
 # ---- nodes: the network processor ------------------------------------------------------------------------------
 ND_QUEUE_HEAD = 0  # packets its NP made that no injection channel has taken yet, oldest first, -1 empty
@@ -248,7 +251,8 @@ PR_RUN_AHEAD = 37  # 1: a starting context runs its first private instructions a
 PR_INPUTS_PER_NODE = 38  # NI
 PR_INPUT_NODE_MULTIPLIER = 39  # the node of input i is (i * this) >> PR_INPUT_NODE_SHIFT (divider.node_divider)
 PR_INPUT_NODE_SHIFT = 40
-PR_ROWS = 41
+PR_VC_ROUND_ROBIN = 41  # flow.vc_choice: 1, a forward tries the port's VCs from the one after the last it gave
+PR_ROWS = 42
 
 # What an input is follows from its number: its node is i // NI (input_node, a multiply and a shift), and the rest
 # from its number within the node, l = i - node * NI, through tables of NI entries: local_row[l], its physical
