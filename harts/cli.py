@@ -140,9 +140,11 @@ def _has_traffic(config, command: str) -> None:
     from .broadcasts.table import BROADCASTS, runs_on
     fitting = [name for name in BROADCASTS if runs_on(config, name)]
     what = (f"run a broadcast on it ({'|'.join(fitting)}): harts {'trace ' + str(config.path) + ' --broadcast' if command == 'trace' else 'broadcast --config ' + str(config.path) + ' --algorithm'} {fitting[0]}"
-            if fitting else "give it traffic (traffic.packets, traffic.synthetic.rate or traffic.uniform.load)")
+            if fitting else
+            "give it traffic (traffic.packets, traffic.synthetic.rate, traffic.uniform.load or traffic.trace)")
     raise InputError(f"harts {command}: {config.path} has no traffic of its own (no traffic.packets or worms, "
-                     f"traffic.uniform.load and traffic.synthetic.rate 0): nothing to {command}; {what}")
+                     f"traffic.uniform.load and traffic.synthetic.rate 0, no traffic.trace): nothing to {command}; "
+                     f"{what}")
 
 
 def _without_collection(command):
@@ -664,6 +666,11 @@ def cmd_trace(args) -> int:
 
 def _sweep_options(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="low precision: for CI and first tries")
+    _runner_options(parser)
+
+
+def _runner_options(parser) -> None:
+    """How a command's points run: harts.experiments.sweep.run_tasks."""
     parser.add_argument("--resume", action="store_true", help="run only the points not in --results yet")
     parser.add_argument("--results", type=_results_directory, default="harts-results",
                         help="results directory (default: %(default)s)")
@@ -826,13 +833,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="runs per point, seeds run.seed, run.seed + 1, ... (default: %(default)s)")
     sweep_.add_argument("--plot", type=_plot_file, metavar="FILE.png",
                         help="latency against accepted throughput, a curve per pattern, saturation marked")
-    sweep_.add_argument("--resume", action="store_true", help="run only the points not in --results yet")
-    sweep_.add_argument("--results", type=_results_directory, default="harts-results",
-                        help="results directory (default: %(default)s): CONFIG.csv, CONFIG.json, points/")
-    sweep_.add_argument("--workers", type=_positive_int, help="local processes (default: all cores)")
-    sweep_.add_argument("--dask-scheduler", metavar="ADDRESS",
-                        help="run the points on an existing Dask distributed cluster instead")
-    sweep_.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _runner_options(sweep_)
     sweep_.set_defaults(func=cmd_sweep)
 
     ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "

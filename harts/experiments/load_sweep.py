@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from fractions import Fraction
@@ -227,7 +228,7 @@ def find_saturation(sweep: Sweep, results: Path, known: dict, options: dict) -> 
         if not open_:
             break
         rounds += 1
-        spare = max(1, (options["workers"] or _cores()) // (len(open_) * sweep.seeds))
+        spare = max(1, (options["workers"] or os.cpu_count() or 1) // (len(open_) * sweep.seeds))
         wanted = []
         for p in open_:
             lo, hi = brackets[p]
@@ -251,11 +252,6 @@ def find_saturation(sweep: Sweep, results: Path, known: dict, options: dict) -> 
                      "stable_offered": lo, "unstable_offered": hi, "tolerance": SATURATION_TOLERANCE,
                      "fraction_of_bound": lo / sweep.bounds[p]})
     return rows, {k: v for k, v in runs.items() if k not in known}
-
-
-def _cores() -> int:
-    import os
-    return os.cpu_count() or 1
 
 
 def curves(points: list[dict]) -> list[dict]:

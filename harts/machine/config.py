@@ -58,15 +58,7 @@ class Key:
     @property
     def allowed(self) -> str:
         """The values the key takes, as the README's table shows them."""
-        if self.choices:
-            return ", ".join(self.choices)
-        if self.minimum is not None and self.maximum is not None:
-            return f"{bound(self.minimum)}..{bound(self.maximum)}"
-        if self.minimum is not None:
-            return f">= {bound(self.minimum)}"
-        if self.above is not None:
-            return f"> {bound(self.above)}"
-        return ""
+        return ", ".join(self.choices) if self.choices else _bounds(self).removeprefix("in ")
 
 
 KEYS = [
