@@ -13,7 +13,7 @@ import pytest
 QUICK_FILES = {
     "test_network.py", "test_kernel.py", "test_regression.py", "test_engine.py", "test_clock.py", "test_bmu.py",
     "test_flits.py", "test_flit_machine.py", "test_flit_reference.py", "test_flit_limit.py", "test_patterns.py",
-    "test_switching.py", "test_observations.py",
+    "test_switching.py", "test_observations.py", "test_statistics.py",
     "test_plan_broadcast.py", "test_send_plans.py", "test_broadcast.py", "test_broadcast_table.py",
     "test_hamiltonian.py", "test_tiling.py", "test_divide_and_conquer.py", "test_dominating_nodes.py",
     "test_packet_trace.py", "test_link_map.py", "test_tools.py", "test_docs.py",
