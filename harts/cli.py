@@ -406,15 +406,14 @@ def cmd_sweep(args) -> int:
     files = write(sweep, found, Path(args.results), Path(path).stem, args.plot)
     print(f"{'pattern':16s} {'offered':>8s} {'accepted':>8s} {'latency':>9s} {'p99':>9s} {'queueing':>9s} "
           f"{'network':>9s}  stable")
+
+    def shown(value, width: int, form: str) -> str:  # a run that deadlocked has no number: a dash
+        return f"{value:{width}{form}}" if value is not None else f"{'-':>{width}s}"
     for row in curves(found["points"]):
-        def shown(name):
-            value = row[name]
-            return f"{value:9.1f}" if value is not None else f"{'-':>9s}"
-        print(f"{row['pattern']:16s} {row['rate']:8.4f} "
-              + (f"{row['accepted_flits_per_node_cycle']:8.4f}" if row["accepted_flits_per_node_cycle"] is not None
-                 else f"{'-':>8s}")
-              + f" {shown('latency_mean_cycles')} {shown('latency_p99_cycles')} {shown('queueing_mean_cycles')} "
-                f"{shown('network_latency_mean_cycles')}  {'yes' if row['stable'] else 'NO'}")
+        print(f"{row['pattern']:16s} {row['rate']:8.4f} {shown(row['accepted_flits_per_node_cycle'], 8, '.4f')} "
+              + " ".join(shown(row[name], 9, ".1f") for name in ("latency_mean_cycles", "latency_p99_cycles",
+                                                                 "queueing_mean_cycles", "network_latency_mean_cycles"))
+              + f"  {'yes' if row['stable'] else 'NO'}")
     for row in found["saturation"]:
         print(f"{row['pattern']}: saturation throughput {row['saturation_throughput']:.4f} flits/node/cycle (stable "
               f"at an offered {row['stable_offered']:.4f}, unstable at {row['unstable_offered']:.4f}: within "

@@ -355,7 +355,8 @@ def test_the_fields_of_a_log_record_fall_in_different_cache_sets(asked):
     """Every field-major log's column is an odd number of 64-byte lines long, and holds at least the rows asked for:
     then the fields of one record are an odd number of lines apart, so they fall in different sets of any cache with
     at least as many sets as the log has fields (L1d has 64). With 2^15 rows they all fell in one."""
-    logs = R.empty_logs(np.zeros(S.ST_ROWS, np.int64), np.zeros(OB_ROWS, np.int64), asked, 5, True, True, 1)
+    logs = R.empty_logs(np.zeros(S.ST_ROWS, np.int64), np.zeros(OB_ROWS, np.int64), asked, 5, True, True,
+                        R.window_table(1))
     for log in (logs.deliveries, logs.packets, logs.hops, logs.latencies):
         rows = log.shape[1]
         assert rows >= asked and rows % 8 == 0 and (rows // 8) % 2 == 1

@@ -70,7 +70,7 @@ def observed_of(pl, dl, distance, hops_are_bytes):
     observed[O.OB_HOPS_ARE_BYTES] = hops_are_bytes
     observed[O.OB_WINDOW_MIDDLE] = MIDDLE
     observed[O.OB_WINDOW_END] = END
-    logs = R.empty_logs(np.zeros(1, np.int64), observed, dl.shape[1], 1, False, False, NODES)
+    logs = R.empty_logs(np.zeros(1, np.int64), observed, dl.shape[1], 1, False, False, R.window_table(NODES))
     for i in range(dl.shape[1]):
         observe_delivery(logs, *(int(dl[f, i]) for f in (R.DL_UID, R.DL_ROUTE, R.DL_NODE, R.DL_DEST, R.DL_SENDER,
                                                           R.DL_LENGTH, R.DL_CREATE, R.DL_INJECTED, R.DL_HOPS,

@@ -1,8 +1,8 @@
 """What both kernels observe of a run as it happens, whether or not the run keeps its log rows: the sums the summary
 needs and the per-packet invariants, added up as each delivery and each packet record completes, the latencies
-of the measured deliveries, and what the measurement window saw at each node (logs.window). A run that keeps no rows (`keep=False`: benchmarks, sweeps) then writes no delivery
-or packet rows and drains only the latencies; a run that keeps them writes the rows as well (controller/logs.py,
-flits/logs.py), and its observations are the same (tests/test_observations.py checks them against numpy's sums
+of the measured deliveries, and what the measurement window saw at each node (logs.window). A run that keeps no
+rows (`keep=False`: benchmarks, sweeps) then writes no delivery or packet rows and drains only the latencies; a run
+that keeps them writes the rows as well (controller/logs.py, flits/logs.py), and its observations are the same (tests/test_observations.py checks them against numpy's sums
 over the kept rows). Adding a record where the kernel has it costs a few cache lines it already holds; summing
 the rows after a drain read back 42 fields a packet (bench/SPEED.md, the stop of 28 November, 01:22-04:22).
 

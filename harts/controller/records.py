@@ -202,10 +202,10 @@ Logs = namedtuple("Logs", ["stats", "deliveries", "delivery_header", "packets", 
 
 
 def empty_logs(stats: np.ndarray, observed: np.ndarray, rows: int, header_words: int, keep: bool,
-               hops: bool, nodes: int) -> Logs:
+               hops: bool, window: np.ndarray) -> Logs:
     """Logs of at least `rows` rows: the latencies always, the delivery and packet logs only if the run `keep`s
-    their rows, the hop log only if it keeps `hops`; and the measurement window's counts of the `nodes`. Zeros, not a
-    fill: the OS maps their pages as rows are written.
+    their rows, the hop log only if it keeps `hops`; with `window`, the measurement window's counts (window_table).
+    Zeros, not a fill: the OS maps their pages as rows are written.
 
     A log is field-major, so a record's fields are a column's length apart. With a power-of-two length (the logs'
     usual 32,768 rows) all 19-23 fields of a record fell in one set of the L1 cache, whose sets repeat every 4 KB and
@@ -216,7 +216,12 @@ def empty_logs(stats: np.ndarray, observed: np.ndarray, rows: int, header_words:
     kept = rows if keep else 0
     return Logs(stats, np.zeros((DL_ROWS, kept), np.int64), np.zeros((kept, max(header_words, 1)), np.int64),
                 np.zeros((PL_ROWS, kept), np.int64), np.zeros((HR_ROWS, rows if hops else 0), np.int64),
-                np.zeros((LT_ROWS, rows), np.int64), observed, np.zeros((nodes, WN_COLUMNS), np.int64))
+                np.zeros((LT_ROWS, rows), np.int64), observed, window)
+
+
+def window_table(nodes: int) -> np.ndarray:
+    """The measurement window's counts of a run, zero: WN_* per node."""
+    return np.zeros((nodes, WN_COLUMNS), np.int64)
 
 
 def grown_logs(logs: Logs, need: int, most: int) -> Logs:
@@ -228,9 +233,8 @@ def grown_logs(logs: Logs, need: int, most: int) -> Logs:
         rows = max(rows, 2 * need)
     if rows <= capacity:
         return logs
-    grown = empty_logs(logs.stats, logs.observed, rows, logs.delivery_header.shape[1], logs.packets.shape[1] > 0,
-                       logs.hops.shape[1] > 0, 0)
-    return grown._replace(window=logs.window)
+    return empty_logs(logs.stats, logs.observed, rows, logs.delivery_header.shape[1], logs.packets.shape[1] > 0,
+                      logs.hops.shape[1] > 0, logs.window)
 
 
 # What an NP procedure may read: its own parameters, the topology, where its header fields are

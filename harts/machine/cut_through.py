@@ -195,7 +195,7 @@ class CutThroughSimulation(Simulation):
             "controller": S.Controller(ctx, np.zeros(self.layout.registers, np.int64), tx, node),
             "packets": S.packet_pool(records, words),
             "logs": R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops,
-                                 self.topology.n_nodes),
+                                 R.window_table(self.topology.n_nodes)),
             "clock": S.empty_clock(topo.n_nodes, per_node),
             "processor": self._processor(),
         }

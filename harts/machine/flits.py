@@ -272,7 +272,7 @@ class FlitSimulation(Simulation):
                     np.zeros(bitmap_words, np.int64), np.zeros(summary_words, np.int64), np.full(span, -1, np.int64),
                     np.full(span, -1, np.int64))
         logs = R.empty_logs(stats, observed, first_log_rows(packets_known, LOG_ROWS), words, keep, hops,
-                            topo.n_nodes)
+                            R.window_table(topo.n_nodes))
         return {"machine": machine, "switch": switch, "packets": S.empty_pool(records, words),
                 "logs": logs, "run": run, "processor": self._processor(events)}
 

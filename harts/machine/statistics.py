@@ -187,17 +187,15 @@ def measured(result) -> dict:
         out["accepted_flits_per_node_cycle"] = float(ejected.sum()) / unit / per_node
         out["accepted_flits_per_node_cycle_min"] = float(accepted.min())
         out["accepted_flits_per_node_cycle_max"] = float(accepted.max())
+        verdict = stability(window, counts, unit)
     else:
         out.update(dict.fromkeys(("offered_flits_per_node_cycle", "accepted_flits_per_node_cycle",
                                   "accepted_flits_per_node_cycle_min", "accepted_flits_per_node_cycle_max")))
+        verdict = {"stable": None, "reason": "run.warmup_cycles >= run.cycles: the measurement window is empty"}
     total = tally.latencies.merged()
     out.update(distribution("latency", *total, tpc))
     out.update(distribution("queueing", *tally.queueing.merged(), tpc))
     out.update(distribution("network_latency", *tally.network.merged(), tpc))
-    if window.cycles:
-        verdict = stability(window, counts, unit)
-    else:
-        verdict = {"stable": None, "reason": "run.warmup_cycles >= run.cycles: the measurement window is empty"}
     out["stable"] = verdict.pop("stable")
     out["stability"] = verdict
     out["latency_histogram"] = histogram(*total, tpc)

@@ -50,6 +50,8 @@ def rows_of(points: list[dict], network: str, microcode: str, router: tuple[int,
     """A sweep's points as `harts load` tabulates them."""
     topology = build_topology(NETWORKS[network])
     tie = dict(sweep.base.values)["routing.torus_tie"]
+    bottleneck = {pattern: str(throughput_bound(topology, pattern, 1, torus_tie=tie).bottleneck)
+                  for pattern in sweep.patterns}
     rows = []
     for point in points:
         pattern = point["pattern"]
@@ -58,7 +60,7 @@ def rows_of(points: list[dict], network: str, microcode: str, router: tuple[int,
             "microcode": microcode, "network": network, "pattern": pattern,
             "virtual_channels": router[0], "buffer_flits": router[1],
             "bound_fraction": round(point["rate"] / bound, 2), "bound_flits_per_node_cycle": bound,
-            "bottleneck": str(throughput_bound(topology, pattern, 1, torus_tie=tie).bottleneck),
+            "bottleneck": bottleneck[pattern],
             "offered": point["rate"], "offered_measured": point["offered_flits_per_node_cycle"],
             "accepted": point["accepted_flits_per_node_cycle"], "latency_mean": point["latency_mean_cycles"],
             "latency_p99": point["latency_p99_cycles"], "queueing_mean": point["queueing_mean_cycles"],
