@@ -57,16 +57,131 @@ def test_overlapped_stages_save_mu_minus_one_squared_alpha():
     assert overlapped.contention_free
 
 
+@pytest.mark.parametrize("m, total", [(4, 360), (8, 5160)])
+def test_overlapped_stages_with_eta_above_mu_save_eta_minus_one_times_mu_minus_one_alpha(m, total):
+    """eta = 4 > mu = 3 on Q_4 and Q_8: the eta - 1 later stages each start (mu-1)d early, so the schedule
+    saves (eta-1)(mu-1)d = 30 cycles, not the paper's (mu-1)^2 d = 20, which section VI-A states for eta = mu."""
+    run = ihc(defaults().with_values(topology={"kind": "hypercube", "dimension": m}), 4, 3, overlapped=True)
+    assert table_two(2 ** m, 4, 78) == total  # 4 x (7 + 13 + (N - 2) x 5)
+    assert run.completion_cycles == run.formula_cycles == total - 3 * 2 * D
+    assert run.completion_cycles != total - 2 ** 2 * D and run.contention_free
+
+
+def test_harts_ata_prints_the_overlapped_formula_that_applies(tmp_path, capsys):
+    from harts.cli import main
+
+    config = tmp_path / "q4.yaml"
+    config.write_text("topology: {kind: hypercube, dimension: 4}\n")
+    assert main(["ata", "--config", str(config), "--mu", "3", "--overlapped"]) == 0
+    out = capsys.readouterr().out
+    assert "completion 330 cycles" in out and "- (eta-1)(mu-1)d (eta > mu" in out and "330 cycles (exact)" in out
+    torus = tmp_path / "sq6.yaml"
+    torus.write_text("topology: {kind: torus, dims: [6, 6]}\n")
+    assert main(["ata", "--config", str(torus), "--mu", "3", "--eta", "3", "--overlapped"]) == 0
+    out = capsys.readouterr().out
+    assert "- (mu-1)^2 d (section VI-A, eta = mu)" in out and "550 cycles (exact)" in out
+
+
 @pytest.mark.parametrize("spec, eta, where", [
-    ({"kind": "torus", "dims": [4, 4]}, 1, "delivered at node 0"),  # eta < mu: not all fit in flight
-    ({"kind": "hex", "size": 3}, 2, "node 18's message"),  # N = 19 mod 2 != 0: nodes 18 and 0 both start
+    # eta < mu: every node sends at cycle 0, and its neighbour's packet finds its transmitter busy
+    ({"kind": "torus", "dims": [4, 4]}, 1, "at node 1, cycle 9, node 0's packet"),
+    # N = 19 mod 2 != 0: nodes 18 and 0, one hop apart, both start in stage 0
+    ({"kind": "hex", "size": 3}, 2, "at node 0, cycle 9, node 18's packet"),
 ], ids=["eta-below-mu", "eta-not-dividing-N"])
 def test_a_schedule_whose_packets_meet_is_reported_with_where(spec, eta, where):
     run = ihc(defaults().with_values(topology=spec), eta, 2)
     assert not run.contention_free
     assert run.completion_cycles > table_two(run.nodes, eta, 48)
-    assert where in run.first_contention and "refused a transmitter" in run.first_contention
+    assert run.first_contention.startswith(where) and "was refused a transmitter" in run.first_contention
     assert run.copies_per_node_min == run.gamma  # late, but every copy arrives
+
+
+def test_theorem_4_eta_mu_1_is_paced_by_the_relaying_receiver_not_by_d():
+    """eta = mu = 1 on Q_4: the formula is S + rM + (N-2)d = 7 + 3 + 14 x 5 = 80 (M = 6 floor(5 - 8/6) = 18).
+    Copies reach a node every 6.5 cycles, not every d = 5, and one hop from their source 2.5 cycles after
+    S + rM (an 18-byte packet, under 48 bytes): 80 + 14 x 1.5 + 2.5 = 103.5. With 3 cycles of wire delay (d = 8)
+    the receiver keeps up; with 5 (d = 10, S = 12, M = 48 bytes) the formula holds to the cycle: 12 + 8 + 140."""
+    import numpy as np
+
+    q4 = defaults().with_values(topology={"kind": "hypercube", "dimension": 4})
+    run = ihc(q4, 1, 1)
+    assert run.length == 18 and run.formula_cycles == 80 and run.completion_cycles == Fraction(207, 2)
+    times = np.unique(run.arrivals)
+    assert times[0] == 7 + 3 + 2.5 and set(np.diff(times)) == {6.5}
+    assert "queued behind another packet" in run.first_contention
+    assert ihc(q4, 2, 1).contention_free  # eta = 2: the same packets, every 2d = 10 cycles
+    assert ihc(q4.with_values(timing__link_delay_cycles=3), 1, 1).contention_free
+    wire = ihc(q4.with_values(timing__link_delay_cycles=5), 1, 1)
+    assert (wire.S, wire.d, wire.length) == (12, 10, 48)
+    assert wire.completion_cycles == 12 + 8 + 14 * 10 and wire.contention_free
+
+
+@pytest.mark.parametrize("m, setup, ihc_cycles, frs_cycles", [
+    (4, 5, 178, 175),  # S = 11 >= mu^2 d / 2 = 10, the paper's condition, and FRS is faster
+    (4, 7, 182, 185),  # S = 13: (m - 1)S > 2N + 4 = 36
+    (8, 5, 2578, 2139),
+    (8, 68, 2704, 2706),  # S = 74: 7S > 2N + 4 = 516
+])
+def test_ihc_beats_frs_only_when_m_minus_one_s_exceeds_2n_plus_4(m, setup, ihc_cycles, frs_cycles):
+    """With eta = mu = 2, rM = 8 and d = 5: IHC = 2(S + 8 + 5(N-2)), FRS = (m+1)S + 8(N-1), so
+    FRS - IHC = (m-1)S - 2N - 4: the 2 cycles by which rM falls short of 2d, on each of about N packets."""
+    config = defaults().with_values(topology={"kind": "hypercube", "dimension": m}, timing__bmu_setup_cycles=setup)
+    n, S = 2 ** m, 6 + setup
+    assert 2 * (S + 8 + 5 * (n - 2)) == ihc_cycles and (m + 1) * S + 8 * (n - 1) == frs_cycles
+    one, other = ihc(config, 2, 2), frs_ata(config, 2)
+    assert (one.S, one.completion_cycles, other.completion_cycles) == (S, ihc_cycles, frs_cycles)
+    assert one.contention_free and other.contention_free
+    assert (other.completion_cycles - one.completion_cycles > 0) == ((m - 1) * S > 2 * n + 4)
+
+
+@pytest.mark.parametrize("run_other, spec, eta_below, bound, eta_above, other_cycles", [
+    # Q_4: log2 N - 1 = 3; VRS-ATA: 16 broadcasts of 3 packets (0 > 1 > 5 > 4), 16 x 45
+    (vrs_ata, {"kind": "hypercube", "dimension": 4}, 2, 3, 16, 720),
+    # SQ_5: 2 sqrt(N) - 3 = 7; VSQ-ATA: 25 broadcasts of 3 packets and 3 cut-throughs, 25 x 60
+    (vsq_ata, {"kind": "torus", "dims": [5, 5]}, 5, 7, 25, 1500),
+    # E-6 (N = 91): 2 sqrt((N-1)/3) - 2 = 8.95; KS-ATA: 91 broadcasts of 3 packets and 2n - 5 = 7 cut-throughs
+    (ks_ata, {"kind": "hex", "size": 6}, 7, 2 * 30 ** 0.5 - 2, None, 7280),
+], ids=["hypercube", "torus", "hex"])
+def test_eta_within_the_papers_bound_makes_ihc_faster_than_its_networks_cut_through_algorithm(
+        run_other, spec, eta_below, bound, eta_above, other_cycles):
+    """Section VI-A: IHC beats the other cut-through algorithms if eta <= min{log2 N - 1, 2 sqrt((N-1)/3) - 2,
+    2 sqrt N - 3}, one term per network. Below the bound IHC is faster; far above it (eta = N) slower. The
+    bound is sufficient, not necessary: on Q_4 eta = 8 > 3 still beats VRS-ATA (680 < 720)."""
+    config = defaults().with_values(topology=spec)
+    other = run_other(config, 2)
+    assert other.completion_cycles == other_cycles and eta_below <= bound
+    stage = S + R * 48 + (other.nodes - 2) * D  # 15 + 5(N - 2)
+    below = ihc(config, eta_below, 2)
+    assert below.completion_cycles == eta_below * stage < other_cycles and below.contention_free
+    if eta_above is not None:
+        above = ihc(config, eta_above, 2)
+        assert eta_above > bound and above.completion_cycles == eta_above * stage > other_cycles
+    if spec["kind"] == "hypercube":
+        assert ihc(config, 8, 2).completion_cycles == 8 * stage == 680 < other_cycles
+
+
+def test_ihc_on_e3_is_above_the_bound_and_slower_than_ks_ata():
+    """E-3: the bound is 2 sqrt(6) - 2 = 2.9, and N = 19 is prime: only eta = 19 runs contention-free."""
+    config = defaults().with_values(topology={"kind": "hex", "size": 3})
+    assert ihc(config, 19, 2).completion_cycles == 19 * (15 + 17 * 5) == 1900
+    assert ks_ata(config, 2).completion_cycles == 19 * (3 * 15 + 1 * 5) == 950
+
+
+@pytest.mark.parametrize("algorithm, topology, reason", [
+    ("vsq", "{kind: torus, dims: [6, 6]}", ("VSQ-ATA runs on square 2-D tori of odd side: on SQ_6, the paths to "
+                                            "(1, 3) of trees 0 and 3 share [(1, 4)]")),
+    ("ihc", "{kind: hypercube, dimension: 3}", ("Q3 has none: each node has 3 links, an odd number, and a cycle uses "
+                                                "2 at each node")),
+    ("ihc", "{kind: hypercube, dimension: 5}", "Q5 has none: each node has 5 links, an odd number"),
+], ids=["vsq-even-side", "ihc-q3", "ihc-q5"])
+def test_refusals_name_their_reason_in_one_line(tmp_path, capsys, algorithm, topology, reason):
+    from harts.cli import main
+
+    config = tmp_path / "net.yaml"
+    config.write_text(f"topology: {topology}\n")
+    assert main(["ata", "--algorithm", algorithm, "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and reason in err
 
 
 def test_default_eta_is_the_smallest_divisor_of_n_from_mu():
@@ -170,18 +285,42 @@ def test_frs_takes_m_plus_1_startups_and_n_minus_1_packet_times(m):
 def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
     out = subprocess.run([sys.executable, "-m", "harts.cli", "reproduce", "--paper", "001", "--results",
                           str(tmp_path)], cwd=REPO, capture_output=True, text=True, check=True).stdout
-    assert "| IHC | Q8 |" in out
+    assert "| IHC | Q_8 |" in out
     import csv
+
+    from harts.experiments.lee_shin.tables import BLOCKS, docs_block
     rows = list(csv.DictReader((tmp_path / "paper001" / "tables.csv").open()))
-    assert (tmp_path / "paper001" / "tables.md").read_text().count("\n") == len(rows) + 2
-    assert {r["algorithm"] for r in rows} == {"ihc", "ks", "vsq", "vrs", "frs"}
+    plain = [r for r in rows if not r["claim"]]
+    # two tables: a header of two lines each and a blank line between them
+    assert (tmp_path / "paper001" / "tables.md").read_text().count("\n") == len(rows) + 5
+    assert {r["algorithm"] for r in plain} == {"ihc", "ks", "vsq", "vrs", "frs"}
     for algorithm in ("ihc", "ks", "vsq", "vrs", "frs"):  # two sizes or more each
-        assert len({r["network"] for r in rows if r["algorithm"] == algorithm}) >= 2
-    assert all(r["engine_cycles"] == r["best_case_cycles"] and r["contention_free"] == "True" for r in rows)
+        assert len({r["network"] for r in plain if r["algorithm"] == algorithm}) >= 2
+    assert all(r["engine_cycles"] == r["formula_cycles"] and r["contention_free"] == "True" for r in plain)
+    # every claim row equals its formula, or names its measured cause (the first wait, or the arrivals)
+    for r in rows:
+        if r["engine_cycles"] != r["formula_cycles"]:
+            assert ("first wait: at node" if r["contention_free"] == "False" else "arrive") in r["measured"], r
+    # the overlapped rows: eta(S + rM + (N-2)d) - (eta-1)(mu-1)d, to the cycle
+    overlapped = [r for r in rows if r["overlapped"] == "True"]
+    assert {(r["network"], r["eta"], r["mu"]) for r in overlapped} == {("SQ_6", "3", "3"), ("Q_4", "4", "3"),
+                                                                        ("Q_8", "4", "3")}
+    for r in overlapped:
+        eta, mu, n = int(r["eta"]), int(r["mu"]), int(r["nodes"])
+        stage = 7 + int(r["length_bytes"]) / 6 + (n - 2) * 5
+        assert float(r["engine_cycles"]) == eta * stage - (eta - 1) * (mu - 1) * 5 and r["contention_free"] == "True"
+    # Table III's cell on an odd N says why it has no value
+    assert {r["table_3_cycles"] for r in plain if r["network"] in ("E-3", "E-6") and r["algorithm"] == "ihc"} == {
+        "n/a: N = 19 is odd, so no eta = 2", "n/a: N = 91 is odd, so no eta = 2"}
     worst = list(csv.DictReader((tmp_path / "paper001" / "worst_case.csv").open()))
     assert {r["algorithm"] for r in worst} == {"ihc", "ks", "vsq", "vrs", "frs"}
     assert all(float(r["engine_cycles"]) == float(r["longest_path_cycles"]) and r["contention_free"] == "True"
                for r in worst)
+    assert (tmp_path / "paper001" / "worst_case.md").read_text().startswith("Table IV with tau_S = S + 1 = 8 cycles")
+    # the docs show reproduce's tables as written
+    experiments = (REPO / "EXPERIMENTS.md").read_text()
+    for name in BLOCKS:
+        assert docs_block(experiments, name) == (tmp_path / "paper001" / name).read_text(), name
     load = list(csv.DictReader((tmp_path / "paper001" / "load.csv").open()))
     assert (tmp_path / "paper001" / "load.png").read_bytes()[:4] == b"\x89PNG"
     for row in load:  # every copy arrives; never faster than the dedicated best case, which rho = 0 is

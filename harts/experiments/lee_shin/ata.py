@@ -31,6 +31,7 @@ from ...network.hamiltonian import directed_cycles
 from ...np.kandlur_shin import ALGORITHMS as KANDLUR_SHIN
 from ...reference.ihc import senders
 from ...reference.rs import rs_hops
+from ...reference.vsq import check as vsq_check
 from ...reference.vsq import longest as vsq_longest
 from ...reference.vsq import slowest as vsq_slowest
 from ...tools.calibrate import calibrate
@@ -56,6 +57,7 @@ class AtaRun:
     eta: int | None = None  # IHC only
     overlapped: bool = False
     queueing: int | None = None  # D: the worst case, every hop stored and forwarded
+    stored_hops: int | None = None  # the worst case: stored hops on a broadcast's longest path (IHC: all stages)
     printed_formula_cycles: float | None = None  # Table II as printed, where its counts differ
     copies: np.ndarray | None = field(default=None, repr=False)  # [node, source]: copies delivered
     true_copies: np.ndarray | None = field(default=None, repr=False)  # ... of them with the source's value
@@ -131,9 +133,11 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
         queueing: int | None = None) -> AtaRun:
     """One IHC all-to-all broadcast in dedicated mode. Stage i starts when stage i - 1 has taken its
     formula time tau_S + mu alpha + (N-2) alpha; overlapped, the stages run from eta-1 down to 0 and each
-    starts (mu-1) alpha earlier (section VI-A), which saves (mu-1)^2 alpha when eta = mu. With `queueing`
-    = D cycles, the worst case of section VI-B: cut-through is switched off (ihc_store_and_forward.yaml), so
-    every hop is stored and forwarded, and waits D more (timing.bmu_setup_cycles + D): a stage takes
+    starts (mu-1) alpha earlier (section VI-A). Each of the eta - 1 stages after the first then ends
+    (mu-1) alpha earlier, so the schedule saves (eta-1)(mu-1) alpha (overlap_saving): the paper's
+    (mu-1)^2 alpha, stated for eta = mu, is that saving at eta = mu. With `queueing` = D cycles, the worst
+    case of section VI-B: cut-through is switched off (ihc_store_and_forward.yaml), so every hop is stored
+    and forwarded, and waits D more (timing.bmu_setup_cycles + D): a stage takes
     (N - 1)(S + rM + D + MARK_CYCLES)."""
     config, timing, length = prepare(config, "ihc", "ihc", mu, length)
     if queueing is not None:
@@ -154,10 +158,16 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
                 create.append(start)
                 source.append(int(v))
                 cycle_of.append(j)
-    formula = eta * stage - ((mu - 1) ** 2 * timing.d if overlapped else 0)
+    formula = eta * stage - (overlap_saving(eta, mu) * timing.d if overlapped else 0)
     return run_schedule(sim, timing, "ihc", len(cycles), mu, length, formula,
                         initiations(*_in_time_order(create, source, 0, length, cycle_of, n - 1)),
                         eta=eta, overlapped=overlapped)
+
+
+def overlap_saving(eta: int, mu: int) -> int:
+    """The cut-throughs (alphas) the overlapped schedule saves: eta - 1 stages, each started (mu-1) alpha
+    early. Section VI-A states (mu-1)^2 for eta = mu, which this is there."""
+    return (eta - 1) * (mu - 1)
 
 
 def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int, queueing: int) -> AtaRun:
@@ -175,7 +185,7 @@ def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int, queu
                 cycle_of.append(j)
     traffic = initiations(*_in_time_order(create, source, 0, length, cycle_of, n - 1))
     return run_schedule(sim, timing, "ihc", len(cycles), mu, length, eta * stage, traffic, eta=eta,
-                        queueing=queueing)
+                        queueing=queueing, stored_hops=eta * (n - 1))
 
 
 def ks_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
@@ -204,8 +214,12 @@ def vsq_ata(config: Config, mu: int, length: int | None = None, queueing: int | 
     (_one_at_a_time_worst_case)."""
     spec = config.topology_spec
     dims = spec.get("dims", [])
-    if spec["kind"] != "torus" or len(dims) != 2 or dims[0] != dims[1] or dims[0] % 2 == 0:
-        raise InputError("VSQ-ATA runs on square 2-D tori of odd side (harts.reference.vsq says why)")
+    if spec["kind"] != "torus" or len(dims) != 2 or dims[0] != dims[1]:
+        raise InputError("VSQ-ATA runs on square 2-D tori of odd side (the paper's SQ_m)")
+    if dims[0] % 2 == 0:
+        raise InputError(f"VSQ-ATA runs on square 2-D tori of odd side: on SQ_{dims[0]}, {vsq_check(int(dims[0]))[0]}, "
+                         f"so one crash could take two of a node's four copies (the pattern is ours, since the "
+                         f"paper's Fig. 9 is missing: harts.reference.vsq)")
     config, timing, length = prepare(config, "vsq", "harts", mu, length)
     n_nodes, side = node_count(spec), int(dims[0])
     if queueing is not None:
@@ -249,7 +263,8 @@ def _one_at_a_time_worst_case(config: Config, timing, algorithm: str, gamma: int
     n_nodes = sim.topology.n_nodes
     one = longest_hops * (timing.S + timing.r * length + queueing + MARK_CYCLES)
     traffic = _one_at_a_time(n_nodes, _whole(one, "a broadcast", config), argument, length)
-    return run_schedule(sim, timing, algorithm, gamma, mu, length, n_nodes * one, traffic, queueing=queueing)
+    return run_schedule(sim, timing, algorithm, gamma, mu, length, n_nodes * one, traffic, queueing=queueing,
+                        stored_hops=longest_hops)
 
 
 def frs_ata(config: Config, mu: int, length: int | None = None, queueing: int | None = None) -> AtaRun:
@@ -264,7 +279,8 @@ def frs_ata(config: Config, mu: int, length: int | None = None, queueing: int | 
     n_nodes, m = sim.topology.n_nodes, int(config.topology_spec["dimension"])
     traffic = initiations(*_in_time_order([0] * n_nodes, list(range(n_nodes)), 0, length, 0, 0))
     formula = (m + 1) * (timing.S + delay) + (n_nodes - 1) * timing.r * length
-    return run_schedule(sim, timing, "frs", m, mu, length, formula, traffic, merged=True, queueing=queueing)
+    return run_schedule(sim, timing, "frs", m, mu, length, formula, traffic, merged=True, queueing=queueing,
+                        stored_hops=None if queueing is None else m + 1)
 
 
 BY_NAME = {"ks": ks_ata, "vsq": vsq_ata, "vrs": vrs_ata, "frs": frs_ata}  # all but IHC, which takes eta
@@ -279,7 +295,13 @@ def run_algorithm(config: Config, algorithm: str, mu: int = 2, eta: int | None =
         if eta is not None or overlapped:
             raise InputError(f"eta and overlapped stages are IHC's, not {algorithm.upper()}'s")
         return BY_NAME[algorithm](config, mu, length, queueing)
-    nodes = node_count(config.topology_spec)
+    spec = config.topology_spec
+    if spec["kind"] == "hypercube" and int(spec["dimension"]) % 2 == 1:
+        m = int(spec["dimension"])
+        raise InputError(f"IHC needs the links split into Hamiltonian cycles, and Q{m} has none: each node has "
+                         f"{m} links, an odd number, and a cycle uses 2 at each node (paper 001's LC1: gamma even; "
+                         f"its Theorem 2 would first delete one link per node, which is not built)")
+    nodes = node_count(spec)
     if eta is not None and eta > nodes:
         raise InputError(f"eta is at most the {nodes} nodes of the network, got {eta}")
     if queueing is None:  # the worst case stores every hop: no two packets are ever cut through at once
@@ -372,6 +394,33 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
                   arrivals=np.sort(dl[R.DL_TICK]) / result.ticks_per_cycle - start, **extra)
 
 
+def startup(run: AtaRun) -> Fraction:
+    """tau_S as the run's formula uses it. In the worst case a stored hop restarts in S + MARK_CYCLES: the
+    receiver marks the copy for its NP in one more cycle; FRS's NP restarts its messages itself (tau_S = S).
+    Elsewhere tau_S + mu alpha = S + rM."""
+    if run.queueing is not None and run.algorithm != "frs":
+        return run.S + MARK_CYCLES
+    return run.S
+
+
+def formula_name(run: AtaRun) -> str:
+    """Which formula the run's formula_cycles is, with the parameters it is evaluated with."""
+    values = f"S = {run.S}, r = {run.r}, d = {run.d}"
+    if run.queueing is not None:
+        why = (f"tau_S = S + {MARK_CYCLES} = {startup(run)}: the receiver marks each stored copy for its NP in one "
+               f"more cycle" if run.algorithm != "frs" else f"tau_S = S = {run.S}: its NP restarts each message itself")
+        return f"Table IV with {why}, mu alpha = rM = {run.r * run.length}, alpha = d = {run.d}, D = {run.queueing}"
+    if run.algorithm == "ihc":
+        base = "eta(S + rM + (N-2)d)"
+        if run.overlapped and run.eta == run.mu:
+            base += " - (mu-1)^2 d (section VI-A, eta = mu)"
+        elif run.overlapped:
+            base += (" - (eta-1)(mu-1)d (eta > mu: each later stage starts (mu-1)d early; the paper's (mu-1)^2 d "
+                     "is for eta = mu)")
+        return f"best case {base} with {values}"
+    return f"best case with {values}"
+
+
 def plot_arrivals(run: AtaRun, path: str) -> None:
     """The copies delivered against time, with the formula's completion: where a run leaves its schedule."""
     import matplotlib
@@ -396,15 +445,29 @@ def plot_arrivals(run: AtaRun, path: str) -> None:
     plt.close(fig)
 
 
+WAITS = ((R.CONTENTION_STORED, "was stored (no transmitter was free)"),
+         (R.CONTENTION_RETRIED, "was refused a transmitter"),
+         (R.CONTENTION_QUEUED, "queued behind another packet (its header was in before its receiver was free)"))
+
+
 def _first_contention(result, dl, traffic) -> str | None:
-    """Where the first of the copies `dl` that waited for something was delivered, and what it waited for."""
-    waited = np.nonzero(dl[R.DL_CONTENTION] != 0)[0]
-    if len(waited) == 0:
+    """The first wait of the schedule's packets, from the packet log: whose packet, at which node and cycle,
+    and what for; and how many packets first waited at that cycle. A delivered copy carries its packet's marks
+    as they stand when it is delivered, which can include a wait of its head further on, so the copies' marks
+    would name a copy that was not late (MODEL.md, Paper 001)."""
+    if not (dl[R.DL_CONTENTION] != 0).any():
         return None
-    first = waited[np.argmin(dl[R.DL_TICK, waited])]
-    marks = int(dl[R.DL_CONTENTION, first])
-    what = [name for bit, name in ((R.CONTENTION_STORED, "stored"), (R.CONTENTION_RETRIED, "refused a transmitter"),
-                                   (R.CONTENTION_QUEUED, "queued behind another packet")) if marks & bit]
-    return (f"a copy of node {int(traffic.source[dl[R.DL_ORIGIN, first]])}'s message delivered at node "
-            f"{int(dl[R.DL_NODE, first])} at cycle {float(Fraction(int(dl[R.DL_TICK, first]), result.ticks_per_cycle)):g} "
-            f"had " + " and ".join(what) + " on its way")
+    pl = result.packets
+    own = traffic.kind[pl[R.PL_ORIGIN]] == R.TRAFFIC_INITIATE
+    waited = np.nonzero(own & (pl[R.PL_CONTENDED_AT] >= 0))[0]
+    if len(waited) == 0:
+        return "copies carry contention marks, but no packet of the schedule logged a wait"
+    ticks = pl[R.PL_CONTENDED_AT, waited]
+    first = waited[np.lexsort((pl[R.PL_UID, waited], ticks))[0]]
+    tick = int(pl[R.PL_CONTENDED_AT, first])
+    kind = int(pl[R.PL_CONTENDED_KIND, first])
+    what = " and ".join(name for bit, name in WAITS if kind & bit)
+    others = int((ticks == tick).sum()) - 1
+    return (f"at node {int(pl[R.PL_CONTENDED_NODE, first])}, cycle {float(Fraction(tick, result.ticks_per_cycle)):g}, "
+            f"node {int(traffic.source[pl[R.PL_ORIGIN, first]])}'s packet {what}"
+            + (f"; {others} more packets first waited at that cycle" if others else ""))
