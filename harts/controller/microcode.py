@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from ..yamlsource import Located, load_located
 from . import isa
 from .records import ROUTE_NAMES
@@ -366,6 +367,107 @@ def assemble(path: str | Path) -> Microprogram:
         table=table,
         switching=switching,
     )
+
+
+# Instructions that neither consume input nor act nor change a header field: a context that comes round to one of
+# them through such instructions alone finds everything its branches read as it was, and comes round again for ever.
+_IDLE = (isa.OP_WAIT_HEADER, isa.OP_BRANCH, isa.OP_JUMP, isa.OP_WAIT, isa.OP_WAIT_TAIL)
+
+
+def _successors(code: np.ndarray, pc: int) -> list[tuple[int, tuple | None]]:
+    """Where execution can go after instruction pc, each with what a branch then knows: (condition, its truth), or
+    None. `done` ends the packet's program; a forward or tee goes on, or to its `else` label."""
+    op = code[isa.CODE_OP, pc]
+    if op == isa.OP_DONE:
+        return []
+    target = int(code[isa.CODE_TARGET, pc])
+    if op == isa.OP_JUMP:
+        return [(target, None)]
+    following = [(pc + 1, None)] if pc + 1 < code.shape[1] else []
+    if op == isa.OP_BRANCH:
+        arg = int(code[isa.CODE_ARG, pc])
+        condition = (arg, int(code[isa.CODE_FIELD, pc]), int(code[isa.CODE_COMPARE, pc]),
+                     int(code[isa.CODE_VALUE, pc])) if arg == isa.COND_COMPARE else (arg,)
+        goes = code[isa.CODE_NEGATE, pc] == 0  # the condition's truth on the way to the label
+        return [(target, (condition, goes))] + [(n, (condition, not goes)) for n, _ in following]
+    if op in (isa.OP_FORWARD, isa.OP_TEE) and target != isa.RETRY:
+        return following + [(target, None)]
+    return following
+
+
+def _reachable(code: np.ndarray, starts: list[int]) -> set[int]:
+    seen: set[int] = set()
+    waiting = list(starts)
+    while waiting:
+        pc = waiting.pop()
+        if pc not in seen:
+            seen.add(pc)
+            waiting.extend(n for n, _ in _successors(code, pc))
+    return seen
+
+
+def _endless_loop(code: np.ndarray, reachable: set[int]) -> list[int]:
+    """A cycle of idle instructions (_IDLE) a packet can enter, as its instructions from the lowest one, [] if none.
+    On such a cycle every condition keeps its truth, so one that needs a condition and its negation cannot
+    happen and is not one."""
+    idle = {pc for pc in reachable if code[isa.CODE_OP, pc] in _IDLE}
+    for root in sorted(idle):
+        paths = [(root, {}, [root])]
+        while paths:
+            pc, known, path = paths.pop()
+            for following, fact in _successors(code, pc):
+                then = known
+                if fact is not None:
+                    condition, truth = fact
+                    if known.get(condition, truth) != truth:
+                        continue
+                    then = {**known, condition: truth}
+                if following == root:
+                    return path
+                if following > root and following in idle and following not in path:
+                    paths.append((following, then, path + [following]))
+    return []
+
+
+def _unacknowledged_delivery(code: np.ndarray, receive: int) -> int | None:
+    """The first `deliver` a circuit's probe can reach from `receive` with no `ack` before it, else None."""
+    seen: set[tuple[int, bool]] = set()
+    waiting = [(receive, False)]
+    while waiting:
+        pc, acked = waiting.pop()
+        if (pc, acked) in seen:
+            continue
+        seen.add((pc, acked))
+        op = code[isa.CODE_OP, pc]
+        if op == isa.OP_DELIVER and not acked:
+            return pc
+        waiting.extend((n, acked or op == isa.OP_ACK) for n, _ in _successors(code, pc))
+    return None
+
+
+def check(program: Microprogram) -> None:
+    """What `harts microcode check` finds before any run (ISA.md, Checks before a run), as an InputError at the
+    offending instruction's line: an instruction a packet can come round to for ever without consuming input,
+    and a circuit program whose probe can be delivered, or its path end, without an `ack`."""
+    code = program.code
+    loop = _endless_loop(code, _reachable(code, [program.entry_receive, program.entry_inject]))
+    if loop:
+        op = isa.OPCODE_NAMES[int(code[isa.CODE_OP, loop[0]])]
+        lines = " -> ".join(str(program.source_lines[pc]) for pc in loop + loop[:1])
+        raise InputError(f"'{op}' can loop for ever: it comes back to itself (lines {lines}) through instructions "
+                         f"that consume no input, act on nothing and change no header field (wait_header, branch, "
+                         f"jump, wait, wait_tail)", program.path, program.source_lines[loop[0]])
+    if program.switching != isa.SWITCHING_CIRCUIT:
+        return
+    receive = program.entry_receive
+    unacknowledged = _unacknowledged_delivery(code, receive)
+    if unacknowledged is not None:
+        raise InputError("'deliver' can end a circuit that was never acknowledged: no 'ack' comes before it on the "
+                         "way from 'receive', so the source's data, which wait for the acknowledgment, never leave "
+                         "and the circuit holds its links for ever", program.path, program.source_lines[unacknowledged])
+    if not any(code[isa.CODE_OP, pc] == isa.OP_ACK for pc in _reachable(code, [receive])):
+        raise InputError("the circuit program never acks: no 'ack' can be reached from 'receive', so no source's data "
+                         "ever leave", program.path, program.source_lines[receive])
 
 
 def listing(program: Microprogram) -> str:

@@ -37,15 +37,17 @@ from .state import (
     PR_PORTS,
     PR_RUN_AHEAD,
     PR_VCS,
+    PT_TAKE_FROM,
     SL_FLIT,
     SL_PACKET,
     SL_USABLE,
+    ST_BIRTHS,
     ST_ERROR,
     ST_ERROR_INPUT,
     ST_ERROR_PC,
+    ST_IN_FLIGHT,
     ST_INSTRUCTIONS,
     ST_LAST_PROGRESS,
-    PT_TAKE_FROM,
     VI_ARRIVED,
     VI_BLOCKED_CREDIT,
     VI_BLOCKED_OUTPUT,
@@ -85,10 +87,10 @@ def private_step(machine, packets, pkt, local, pc):
 
 @kernel_part
 def loops(code, stats, i, pc, steps):
-    """Whether input i's context, at pc after `steps` private instructions in a row on one packet, loops: more steps
-    than the program has instructions means one came round again, and private instructions change nothing that the
-    next pass would read (a flit-level program has no header fields to set), so it would come round for ever. Then
-    the run stops with ERR_LOOP at i and pc."""
+    """Whether input i's context, at pc after `steps` private instructions in a row on one packet (or wait_tails
+    whose tail is through), loops: more steps than the program has instructions means one came round again, and
+    they change nothing that the next pass would read (a flit-level program has no header fields to set), so it
+    would come round for ever. Then the run stops with ERR_LOOP at i and pc."""
     if steps <= code.shape[1]:
         return False
     if stats[ST_ERROR] == 0:
@@ -195,5 +197,9 @@ def enqueue(machine, switch, packets, run, pkt, node, t):
     else:
         table[tail, PK_NEXT] = pkt
     nodes[node, ND_QUEUE_TAIL] = pkt
-    run.stats[ST_LAST_PROGRESS] = t
+    stats = run.stats
+    if stats[ST_IN_FLIGHT] - stats[ST_BIRTHS] == 1:
+        # the only packet in the network: its wait starts the detector's clock. Joining a queue is not progress
+        # otherwise, or a network stuck while its NPs still make packets would never be found out
+        stats[ST_LAST_PROGRESS] = t
     offer(machine, switch, packets, run, node)

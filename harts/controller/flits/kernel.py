@@ -90,9 +90,11 @@ from .state import (
     PK_LANDED_FLITS,
     PK_LINK_FLITS,
     PK_LOST_AT,
+    PK_NACKED_AT,
     PK_NEXT,
     PK_NOTIFY,
     PK_READY,
+    PK_REFUSED_BY,
     PK_SENT,
     PK_SOURCE,
     PK_UID,
@@ -119,6 +121,7 @@ from .state import (
     PR_PORTS,
     PR_RETRY_CYCLES,
     PR_ROOM,
+    PR_SETUP_RETRIES,
     PR_TRAFFIC_MORE,
     PR_VCS,
     PT_BUSY_UNTIL,
@@ -146,6 +149,7 @@ from .state import (
     ST_HOP_ROWS,
     ST_IN_FLIGHT,
     ST_INSTRUCTIONS,
+    ST_LAST_NACK,
     ST_LAST_PROGRESS,
     ST_LOGGED,
     ST_LOST_FLITS,
@@ -280,6 +284,10 @@ def _nack(machine, switch, packets, logs, run, i, c):
     _visit(machine, switch, packets, logs, i, -2, 0, tail_in, c, ACT_NACKED)
     made = table[pkt, PK_HOPS] - table[pkt, PK_HOPS_INHERITED]
     source = table[pkt, PK_SOURCE]
+    # the refused forward named the link's owner: whose circuit refused this one, for a livelock's report
+    owner = inputs[i, IN_WAIT_FOR]
+    table[pkt, PK_REFUSED_BY] = inputs[owner, CX_PKT] if owner >= 0 else -1
+    table[pkt, PK_NACKED_AT] = c
     j = switch.visits[i, VI_UPSTREAM]
     while j >= 0:
         _visit(machine, switch, packets, logs, j, inputs[j, IN_OUT], inputs[j, IN_OVC], switch.visits[j, VI_ARRIVED],
@@ -338,17 +346,21 @@ def _execute(machine, switch, packets, logs, run, i, t):
             pc = private_step(machine, packets, pkt, local, pc)
             c += cycles
             continue
-        private = 0
         if op == isa.OP_WAIT_TAIL:
             if inputs[i, CX_TAIL_AT] < 0:
                 inputs[i, CX_PC] = pc
                 inputs[i, CX_STATE] = CX_WAIT_TAIL
                 inputs[i, CX_DUE] = held_cycle(stats, c)
                 return
+            # its tail is through: it waits for nothing and changes nothing, so it counts towards a loop
+            private += 1
+            if loops(code, stats, i, pc, private):
+                return
             pc += 1
             if params[PR_IMMEDIATE_TURNAROUND] == 0:
                 c += cycles
         elif op == isa.OP_FORWARD or op == isa.OP_TEE:
+            private = 0
             if op == isa.OP_TEE:
                 if local:
                     stats[ST_ERROR] = ERR_BAD_CONTEXT
@@ -367,7 +379,8 @@ def _execute(machine, switch, packets, logs, run, i, t):
                 if params[PR_HOP_LOG] != 0 and switch.visits[i, VI_REFUSED_AT] >= 0:
                     switch.visits[i, VI_BLOCKED_OUTPUT] += c - switch.visits[i, VI_REFUSED_AT]
                     switch.visits[i, VI_REFUSED_AT] = -1
-                stats[ST_LAST_PROGRESS] = c
+                if params[PR_SETUP_RETRIES] == 0:  # a probe that may yet be nacked has not moved for good
+                    stats[ST_LAST_PROGRESS] = c
                 pc += 1
                 c += cycles
             else:
@@ -384,12 +397,16 @@ def _execute(machine, switch, packets, logs, run, i, t):
                     pc = code[isa.CODE_TARGET, pc]
                     c += cycles
         elif op == isa.OP_DELIVER or op == isa.OP_ACK or op == isa.OP_NACK:
+            private = 0
             if local:
                 stats[ST_ERROR] = ERR_BAD_CONTEXT
                 stats[ST_ERROR_INPUT] = i
                 stats[ST_ERROR_PC] = pc
                 return
-            stats[ST_LAST_PROGRESS] = c
+            if op == isa.OP_NACK:
+                stats[ST_LAST_NACK] = c
+            else:
+                stats[ST_LAST_PROGRESS] = c
             if op == isa.OP_DELIVER:
                 _keep_header(switch, packets, params, i, pkt)
                 bind(machine, switch, run, i, ejection_of(machine, i), ejection_of(machine, i) - params[PR_PORTS], c)
@@ -404,7 +421,8 @@ def _execute(machine, switch, packets, logs, run, i, t):
             pc += 1
             c += cycles
         elif op == isa.OP_DONE:
-            stats[ST_LAST_PROGRESS] = c
+            if params[PR_SETUP_RETRIES] == 0:  # with retries a done may follow a nack (after a tail it adds nothing)
+                stats[ST_LAST_PROGRESS] = c
             inputs[i, CX_STATE] = CX_IDLE
             free = c if params[PR_IMMEDIATE_TURNAROUND] != 0 else c + cycles
             inputs[i, CX_FREE_FROM] = held_cycle(stats, free)
@@ -521,6 +539,7 @@ def _lose(machine, switch, packets, logs, run, i, o, flit, last, t):
             try_start(machine, switch, packets, run, j)
             j = upstream
         stats[ST_DROPS] += 1
+        stats[ST_LAST_PROGRESS] = t  # the packet is done with (its probe's grant may not have counted)
         release(packets, logs, pkt, t)
         return True
     if last:
@@ -643,7 +662,8 @@ def _grant(machine, switch, packets, logs, run, processor, i, node, base, prow, 
         _remove_oldest(machine, switch, run, i, t)
         switch.ports[prow, PT_IN_PTR] = ring_next(input_vc(machine, i), vcs)
     stats[ST_GRANTS] += 1
-    stats[ST_LAST_PROGRESS] = t
+    if flit != 0 or params[PR_SETUP_RETRIES] == 0:  # a probe that may yet be nacked has not moved for good
+        stats[ST_LAST_PROGRESS] = t
     inputs[i, IN_WAIT_FOR] = -1
     last = flit == table[pkt, PK_FLITS] - 1
     if params[PR_HOP_LOG] != 0:
@@ -927,7 +947,9 @@ def run_flits(offsets, procedure, machine, switch, packets, logs, run, processor
         if stats[ST_ERROR] != 0:
             stats[ST_TIME] = t
             return
-        if t - stats[ST_LAST_PROGRESS] > params[PR_DEADLOCK_CYCLES]:
+        # packets in the network (in flight, not waiting to be born) and none has moved for the bound: a
+        # deadlock, or with nacks since, a livelock (machine/flits.py tells them apart and names the cycle)
+        if t - stats[ST_LAST_PROGRESS] > params[PR_DEADLOCK_CYCLES] and stats[ST_IN_FLIGHT] > stats[ST_BIRTHS]:
             stats[ST_ERROR] = ERR_DEADLOCK
             stats[ST_TIME] = t
             return
@@ -946,6 +968,9 @@ def run_flits(offsets, procedure, machine, switch, packets, logs, run, processor
                 # parked contexts would have retried every cycle: to the deadlock check, or past the last cycle
                 following = min(following, stats[ST_LAST_PROGRESS] + params[PR_DEADLOCK_CYCLES] + 1,
                                 max(t + 1, params[PR_LAST_CYCLE]))
+            elif stats[ST_LAST_NACK] > stats[ST_LAST_PROGRESS]:
+                # every probe is backing off: perhaps a lull of a livelock, whose check is not to be stepped over
+                following = min(following, stats[ST_LAST_PROGRESS] + params[PR_DEADLOCK_CYCLES] + 1)
             if following == NEVER:
                 stats[ST_TIME] = t
                 if stats[ST_IN_FLIGHT] != 0:

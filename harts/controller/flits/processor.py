@@ -115,7 +115,6 @@ from .state import (
     ST_EVENT_FREE_COUNT,
     ST_EVENT_FREE_HEAD,
     ST_FORGED,
-    ST_LAST_PROGRESS,
     ST_NP_HEAP,
     ST_UID_NEXT,
     VI_CORRUPT_AT,
@@ -360,7 +359,6 @@ def np_run(offsets, procedure, machine, switch, packets, logs, run, processor, v
             decided = c + params[PR_NP_RECEIVE]
             nodes[v, ND_NP_FREE] = decided
         waited = start > events[e, E_TICK]
-        stats[ST_LAST_PROGRESS] = c
         count = procedure(events[e], processor.state[v], processor.sends, processor.system)
         _make_sends(offsets, machine, switch, packets, logs, run, processor, count, e, v, c, decided,
                     waited, False)
@@ -385,7 +383,6 @@ def np_inject(offsets, procedure, machine, switch, packets, logs, run, processor
     params = machine.params
     stats = logs.stats
     v = traffic[TR_SOURCE, i]
-    stats[ST_LAST_PROGRESS] = c
     crashed = switch.nodes[v, ND_FAULT] == FAULT_CRASH
     if traffic[TR_KIND, i] == TRAFFIC_UNICAST:
         p = new_record(packets, stats, traffic[TR_UID, i], c)
