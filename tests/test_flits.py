@@ -70,6 +70,15 @@ CASES = [  # topology, microprogram, VCs, buffer depth, extra config
                               "flow__context_turnaround": "immediate"}),
     (TORUS, "wormhole", 4, 4, {"flow__vc_choice": "round_robin", "flow__dateline": "whole_axis"}),
     (TORUS, "wormhole_adaptive", 3, 3, {"flow__vc_choice": "round_robin"}),
+    (MESH, "wormhole", 2, 3, {"flow__vc_arbitration": "round_robin", "flow__vc_choice": "round_robin",
+                              "flow__injection_vcs": 0, "flow__context_turnaround": "immediate"}),
+    (MESH, "wormhole", 1, 2, {"flow__vc_arbitration": "round_robin"}),
+    (TORUS, "wormhole", 4, 4, {"flow__vc_arbitration": "round_robin", "flow__dateline": "whole_axis"}),
+    (TORUS, "wormhole", 3, 2, {"flow__vc_arbitration": "round_robin"}),
+    (TORUS, "wormhole_adaptive", 3, 3, {"flow__vc_arbitration": "round_robin"}),
+    (TORUS, "circuit", 2, 6, {"flow__vc_arbitration": "round_robin", "flow__circuit_setup": "retry",
+                              "flow__retry_cycles": 3}),
+    (MESH, "circuit", 1, 4, {"flow__vc_arbitration": "round_robin", "flow__injection_vcs": 2}),
 ]
 
 
@@ -200,6 +209,27 @@ def test_a_round_robin_vc_choice_lets_a_packet_follow_another_in_the_other_vc(ch
     assert delivered.tolist() == [8 + 8, 8 + 8 + gap]
     out_vcs = [int(result.hops.rows[R.HR_OUT_VC, result.hops.of_packet(uid)[0]]) for uid in (0, 1)]  # at the source
     assert out_vcs == ([0, 0] if choice == "lowest" else [0, 1])
+
+
+@pytest.mark.parametrize("arbitration, sources", [
+    ("input_order", [0, 1, 2, 1, 2, 1, 2, 1, 2, 0, 0, 0]),
+    ("round_robin", [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]),
+])
+def test_vc_arbitration_decides_which_waiting_input_takes_a_freed_vc(arbitration, sources):
+    """Q_3 with one VC: nodes 0, 1 and 2 each make four 16-flit packets for node 4 at cycle 0. All cross node 0's
+    dimension-2 output: node 1's from its receiver 0, node 2's from its receiver 1, node 0's from its injection
+    input, numbered after the link inputs. Node 0's own first packet takes the output first. Each packet holds it
+    for 16 flits, long enough for the other two sources' next packets to wait for it; the releasing source's next
+    packet is behind its tail in the same input VC, not yet asking. In input order the lower of the two waiting
+    link inputs wins each time, and node 0 waits until both streams are through. In round robin the turn goes to
+    the input after the last taker, the injection input wrapping round to receiver 0: the sources alternate."""
+    sim = machine(CUBE, flow__virtual_channels=1, flow__vc_arbitration=arbitration)
+    create, source = [0] * 12, [0, 1, 2] * 4
+    _, delivered = run(sim, create, source, [4] * 12, [16] * 12)
+    assert [source[uid] for uid in np.argsort(delivered, kind="stable")] == sources
+    expected = reference.run_traced(sim.topology, sim.microprogram, sim.params,
+                                    zip(range(12), create, source, [4] * 12, [16] * 12))
+    assert [expected.delivered[k] for k in range(12)] == delivered.tolist()
 
 
 @pytest.mark.parametrize("injection_vcs", [1, 2])

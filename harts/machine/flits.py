@@ -55,7 +55,8 @@ ERRORS = {
                     "segments (not by direction or table), a length of at least one byte, to another node",
     S.ERR_CYCLE_RANGE: "the run reached a cycle the flit-level kernel's input and buffer rows cannot hold",
     S.ERR_LOOP: "the microprogram loops for ever: on one packet it came back to an instruction through branch, "
-                "jump, wait_header and wait alone, which change nothing the next round reads",
+                "jump, wait_header, wait and wait_tail (its tail through) alone, which change nothing the next round "
+                "reads",
 }
 
 
@@ -69,6 +70,18 @@ class DeadlockError(SimulationError):
     def __reduce__(self):
         # so that a deadlock in a sweep's worker process reaches the parent as itself, not as a broken pool
         return type(self), (str(self), self.cycle)
+
+
+class LivelockError(SimulationError):
+    """Circuit set-ups kept being refused and retried with none acknowledged; ``circuits`` names the packets whose
+    circuits refuse each other in turn."""
+
+    def __init__(self, message: str, circuits: list[str]):
+        super().__init__(message)
+        self.circuits = circuits
+
+    def __reduce__(self):
+        return type(self), (str(self), self.circuits)
 
 
 def memory_estimate(inputs: int, nodes: int, span: int, depth: int, words: int, records: int) -> int:
@@ -85,6 +98,8 @@ def memory_estimate(inputs: int, nodes: int, span: int, depth: int, words: int, 
 
 # most packet records a pool starts with room for (about 0.4 GB of address space); beyond, it grows
 POOL_RESERVE_LIMIT = 1 << 20
+# packets a livelock report names when their refusals close no cycle
+LISTED_CIRCUITS = 8
 
 
 class FlitSimulation(Simulation):
@@ -177,7 +192,7 @@ class FlitSimulation(Simulation):
         p[S.PR_ENTRY_INJECT] = self.microprogram.entry_inject
         p[S.PR_AXES] = self.topology.n_axes
         p[S.PR_CIRCUIT] = self.microprogram.switching == isa.SWITCHING_CIRCUIT
-        p[S.PR_SETUP_RETRIES] = f.circuit_retry
+        p[S.PR_SETUP_RETRIES] = p[S.PR_CIRCUIT] and f.circuit_retry
         p[S.PR_RETRY_CYCLES] = f.retry_cycles
         p[S.PR_DEADLOCK_CYCLES] = c["run.deadlock_cycles"]
         p[S.PR_LAST_CYCLE] = S.NEVER
@@ -197,6 +212,7 @@ class FlitSimulation(Simulation):
         p[S.PR_WHOLE_AXIS] = f.dateline_whole_axis
         p[S.PR_IMMEDIATE_TURNAROUND] = f.immediate_turnaround
         p[S.PR_VC_ROUND_ROBIN] = f.vc_round_robin
+        p[S.PR_VC_ARBITRATION_ROUND_ROBIN] = f.vc_arbitration_round_robin
         p[S.PR_INJECTION_VCS] = f.injection_vcs
         p[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
         p[S.PR_ALTERING] = bool((faults.node_fault == R.FAULT_ALTER).any())
@@ -250,7 +266,7 @@ class FlitSimulation(Simulation):
         visits = lines.line_aligned((inputs_count, S.VI_COLUMNS))
         visits[:, [S.VI_UPSTREAM, S.VI_FIRST_OUT, S.VI_REFUSED_AT]] = -1
         port_rows = np.zeros((topo.n_nodes * span, S.PT_ROWS), np.int64)
-        port_rows[:, [S.PT_LAST_PACKET, S.PT_PARKED]] = -1
+        port_rows[:, [S.PT_LAST_PACKET, S.PT_PARKED, S.PT_LAST_TAKER]] = -1
         nodes = np.zeros((topo.n_nodes, S.ND_ROWS), np.int64)
         nodes[:, [S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL]] = -1
         nodes[:, S.ND_WAKE] = S.NEVER
@@ -465,9 +481,7 @@ class FlitSimulation(Simulation):
         error = int(stats[S.ST_ERROR])
         cycle = int(stats[S.ST_TIME])
         if error == S.ERR_DEADLOCK:
-            channels = self.waiting_cycle(state["switch"])
-            raise DeadlockError(f"deadlock at cycle {cycle}: no flit moved for {self.config['run.deadlock_cycles']} "
-                                f"cycles; waiting cycle: {' -> '.join(channels)}", channels)
+            self._raise_stuck(state, cycle)
         where = ""
         if error in (S.ERR_NO_ROUTE, S.ERR_NO_LINK, S.ERR_BAD_CONTEXT, S.ERR_LOOP):
             where = f" at {self.describe_input(stats[S.ST_ERROR_INPUT])}, " \
@@ -479,13 +493,60 @@ class FlitSimulation(Simulation):
                     f"run or its timing delays"
         raise SimulationError(f"cycle {cycle}: {ERRORS[error]}{where}")
 
-    def waiting_cycle(self, switch) -> list[str]:
-        """The channels of a deadlock, each waiting for the next: follow every waiting input's recorded wait
-        (a full downstream VC, or the owner of the VC it asked for) until an input repeats."""
-        inputs = switch.inputs
-        waits = inputs[:, S.IN_WAIT_FOR]
-        busy = (inputs[:, S.CX_PKT] >= 0) & (waits >= 0)
-        for start in np.nonzero(busy)[0]:
+    def _raise_stuck(self, state: dict, cycle: int) -> None:
+        """Nothing moved for good for run.deadlock_cycles (MODEL.md, Deadlock and livelock): a deadlock, named by its
+        cycle of waiting inputs, or, when probes were nacked and retried all that time and no input waits for
+        another for good, a livelock, named by the circuits that refuse each other."""
+        stats = state["run"].stats
+        bound = self.config["run.deadlock_cycles"]
+        retried = stats[S.ST_LAST_NACK] > stats[S.ST_LAST_PROGRESS]
+        loop = self.waiting_cycle(state)
+        if loop or not retried:
+            channels = [self.describe_input(i) for i in loop]
+            quiet = "no flit moved" if not retried else "no circuit was acknowledged and no data flit moved"
+            named = " -> ".join(channels) if loop else "(no cycle found among the waiting inputs)"
+            raise DeadlockError(f"deadlock at cycle {cycle}: {quiet} for {bound} cycles; waiting cycle: {named}"
+                                f"{self._circuits_note(state, loop)}", channels)
+        circuits = self.refusal_cycle(state)
+        if circuits:
+            named = f"circuits each refused by the next: {' -> '.join(circuits)}"
+        else:
+            nacked = self._nacked_since_progress(state)
+            circuits = [self.describe_packet(state["packets"].table, int(r)) for r in nacked[:LISTED_CIRCUITS]]
+            more = len(nacked) - len(circuits)
+            named = f"circuits retried: {', '.join(circuits)}" + (f" and {more} more" if more > 0 else "")
+        raise LivelockError(f"livelock at cycle {cycle}: circuit set-ups were refused and retried "
+                            f"({int(stats[S.ST_NACKS]):,} nacks in all) but none was acknowledged and no data flit "
+                            f"moved for {bound} cycles; {named}", circuits)
+
+    def waiting_cycle(self, state: dict) -> list[int]:
+        """The inputs of a deadlock, each waiting for the next, the first repeated at the end ([] if the waits
+        close no cycle). An input waits for what it last recorded (a full downstream VC, or the owner of the VC
+        a forward asked for). Under circuit switching an input that holds a circuit not yet acknowledged waits
+        for the next input along it (the acknowledgment comes back from where the probe is), and the input at
+        the end of a circuit whose probe was delivered unacknowledged waits for its source, whose data wait for
+        that acknowledgment; with retried set-ups a probe refused at a link input waits for nothing (it nacks)."""
+        inputs, visits = state["switch"].inputs, state["switch"].visits
+        table = state["packets"].table
+        packet = inputs[:, S.CX_PKT].astype(np.int64)
+        waits = inputs[:, S.IN_WAIT_FOR].astype(np.int64)
+        if self.microprogram.switching == isa.SWITCHING_CIRCUIT:
+            output = inputs[:, S.IN_OUT]
+            if self.params.circuit_retry:
+                # a probe refused at a link gives up (nack): its wait, a moment of a livelock, is not for good
+                injection = self._is_injection(np.arange(len(packet)))
+                waits[~injection & (output < 0)] = -1
+            holding = (packet >= 0) & (waits < 0) & (output >= 0)
+            holding[holding] = table[packet[holding], S.PK_ACKED] == S.NEVER
+            along = holding & (output < self.topology.n_ports)
+            waits[along] = inputs[along, S.IN_DOWN]
+            for end in np.flatnonzero(holding & (output >= self.topology.n_ports)):
+                i = int(end)
+                while i >= 0 and not self._is_injection(i):
+                    i = int(visits[i, S.VI_UPSTREAM])
+                waits[end] = i
+        busy = (packet >= 0) & (waits >= 0)
+        for start in np.flatnonzero(busy):
             seen: dict[int, int] = {}
             walk = []
             i = int(start)
@@ -494,9 +555,57 @@ class FlitSimulation(Simulation):
                 walk.append(i)
                 i = int(waits[i])
             if i in seen:
-                loop = walk[seen[i]:] + [i]
-                return [self.describe_input(j) for j in loop]
-        return ["(no cycle found among the waiting inputs)"]
+                return walk[seen[i]:] + [i]
+        return []
+
+    def _is_injection(self, i):
+        """Whether input i (or each of an array of them) is an injection context (state.py numbers them)."""
+        return i % self.inputs_per_node >= self.topology.n_ports * self.params.virtual_channels
+
+    def _circuits_note(self, state: dict, loop: list[int]) -> str:
+        """Under circuit switching, the packets whose circuits a deadlock's cycle runs through, and for each whose
+        probe reached its destination, that no acknowledgment came back."""
+        if self.microprogram.switching != isa.SWITCHING_CIRCUIT or not loop:
+            return ""
+        inputs = state["switch"].inputs
+        table = state["packets"].table
+        records = list(dict.fromkeys(int(inputs[i, S.CX_PKT]) for i in loop))
+        unacknowledged = {int(inputs[i, S.CX_PKT]) for i in loop
+                          if inputs[i, S.IN_OUT] >= self.topology.n_ports}
+        named = [self.describe_packet(table, r) + (" (delivered without an acknowledgment)" if r in unacknowledged
+                                                    else "") for r in records]
+        return f"; circuits waiting for their acknowledgments: {', '.join(named)}"
+
+    @staticmethod
+    def _nacked_since_progress(state: dict) -> np.ndarray:
+        """The records of the packets nacked since the last progress: the same packets they were then, since no
+        record is recycled without progress."""
+        stats = state["run"].stats
+        table = state["packets"].table[:int(stats[S.ST_POOL_TOP])]
+        return np.flatnonzero((table[:, S.PK_HOLDERS] > 0) & (table[:, S.PK_NACKED_AT] > stats[S.ST_LAST_PROGRESS]))
+
+    def refusal_cycle(self, state: dict) -> list[str]:
+        """The packets of a livelock whose circuits refuse each other in turn, the first repeated at the end ([] if
+        they close no cycle): each one's probe was last nacked at a link the next one's circuit held."""
+        table = state["packets"].table
+        refused_by = {int(r): int(table[r, S.PK_REFUSED_BY]) for r in self._nacked_since_progress(state)}
+        for start in refused_by:
+            seen: dict[int, int] = {}
+            walk = []
+            r = start
+            while r in refused_by and r not in seen:
+                seen[r] = len(walk)
+                walk.append(r)
+                r = refused_by[r]
+            if r in seen:
+                return [self.describe_packet(table, q) for q in walk[seen[r]:] + [r]]
+        return []
+
+    def describe_packet(self, table: np.ndarray, record: int) -> str:
+        topo = self.topology
+        source, destination = int(table[record, S.PK_SOURCE]), int(table[record, S.PK_DEST])
+        return (f"packet {int(table[record, S.PK_UID])} (node {source} {topo.coordinates(source)} to node "
+                f"{destination} {topo.coordinates(destination)})")
 
 
 class FlitProbe:

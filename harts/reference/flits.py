@@ -236,6 +236,9 @@ class Context:
         self.tail_at = None  # cycle the packet's last flit was granted at this input
         self.probe_gone = False  # the probe was consumed here by ack or nack
         self.waiting_for_tail = False  # its wait_tail stopped for the tail (counted once)
+        self.waits_on = None  # flow.vc_arbitration round_robin: the (node, port) whose VC it waits for, until woken
+        self.wants = None  # the VCs of that port its refused forward could take
+        self.wants_whole_port = False  # its forward takes the whole port (vc: circuit)
 
 
 def as_sends(packets) -> list[Send]:
@@ -289,6 +292,10 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
     assert all(topology.in_port[v][p] == p for v, p in links), "the spec's rule: port p arrives on receiver p"
     owner = {(v, p, c): None for v, p in links for c in range(V)}  # output VC (v, p, c) -> input VC (nbr, p, c)
     next_vc = {(v, p): 0 for v, p in links}  # flow.vc_choice round_robin: the VC a link tries first
+    # flow.vc_arbitration round_robin: the inputs waiting for a VC of a link, and the input that last took one
+    waiting = {(v, p): [] for v, p in links}
+    last_taker = {(v, p): -1 for v, p in links}
+    NI = P * V + NP * J  # the kernel's inputs per node: a context's number there is node * NI + number
     buffers = {(nbr[v][p], p, c): InputVC(B) for v, p in links for c in range(V)}
     queues = [deque() for _ in range(n_nodes)]  # the NP's packets not yet taken by an injection context
     channel_free = {(v, P + c): 0 for v in range(n_nodes) for c in range(NP)}  # (node, channel): next start from
@@ -474,6 +481,7 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
                 at = choices.index(next_vc[v, port])
                 choices = choices[at:] + choices[:at]
             free = [c for c in choices if owner[(v, port, c)] is None]
+            ctx.wants, ctx.wants_whole_port = set(choices), policy == isa.VC_CIRCUIT
             if policy == isa.VC_CIRCUIT:
                 taken, vc = (free if len(free) == V else []), 0  # the whole port; flits travel in VC 0
             else:
@@ -495,14 +503,35 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
                 if wrap[v][port]:
                     packet.wrapped.add(axis)
                 packet.path.append(ctx)
+                if params.vc_arbitration_round_robin:
+                    last_taker[v, port] = v * NI + ctx.number
+                    wake_next(v, port)  # a VC still free goes on to the next waiting input that can take one
                 return True
+            ctx.waits_on = (v, port)
         return False
 
+    def wake_next(v, port):
+        """flow.vc_arbitration round_robin: of the inputs waiting for a VC of the link, the first in round-robin
+        order from the input after the link's last taker that can take a VC free now stops waiting (it tries
+        again at its next turn); the others go on waiting, refused without trying."""
+        free = {c for c in range(V) if owner[(v, port, c)] is None}
+        able = [ctx for ctx in waiting[v, port]
+                if (ctx.wants <= free if ctx.wants_whole_port else ctx.wants & free)]
+        if able:
+            last = last_taker[v, port]
+            woken = min(able, key=lambda ctx: (v * NI + ctx.number - last - 1) % (n_nodes * NI))
+            waiting[v, port].remove(woken)
+            woken.waits_on = None
+
     def release(ctx):
+        ports = {port for port, _ in ctx.owned}
         for port, c in ctx.owned:
             assert owner[(ctx.node, port, c)] is ctx
             owner[(ctx.node, port, c)] = None
         ctx.owned, ctx.bound, ctx.tee = [], None, None
+        if params.vc_arbitration_round_robin:
+            for port in ports:
+                wake_next(ctx.node, port)
 
     def ejection_of(ctx):
         return P + ctx.phys % NP  # a link input on receiver p ejects through output P + (p mod C)
@@ -542,11 +571,16 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         elif op in (isa.OP_FORWARD, isa.OP_TEE):
             if op == isa.OP_TEE and (ctx.injection or circuit or col[isa.CODE_UNTIL] >= 0):
                 raise RuntimeError(f"packet {packet.uid}: tee at node {ctx.node} input {ctx.number}")
+            if ctx.waits_on is not None and ctx in waiting[ctx.waits_on]:  # not woken: refused without trying
+                ctx.due = t + 1
+                return False
             moved = forward(ctx, arg, col[isa.CODE_VC])
             if moved and op == isa.OP_TEE:
                 ctx.tee = ejection_of(ctx)  # bound to its ejection output too, from this cycle
             if not moved:
                 if target == isa.RETRY:
+                    if params.vc_arbitration_round_robin and arg != isa.VIA_ADAPTIVE:
+                        waiting[ctx.waits_on].append(ctx)  # one output was tried: it waits for a VC of it
                     ctx.due = t + 1  # the same forward, every cycle until it succeeds
                     return False
                 nxt = target

@@ -26,6 +26,8 @@ class FlitParams:
     injection_vcs: int = 1  # J: injection contexts per NP channel (flow.injection_vcs; 0 there means V)
     immediate_turnaround: bool = False  # flow.context_turnaround == immediate: wait_tail and done cost no cycle
     vc_round_robin: bool = False  # flow.vc_choice == round_robin: from the VC after the port's last one given
+    vc_arbitration_round_robin: bool = False  # flow.vc_arbitration == round_robin: a freed VC goes to the waiting
+    # input after the port's last taker
 
     @property
     def link_latency(self) -> int:
@@ -58,4 +60,5 @@ class FlitParams:
                    dateline_whole_axis=config["flow.dateline"] == "whole_axis",
                    immediate_turnaround=config["flow.context_turnaround"] == "immediate",
                    vc_round_robin=config["flow.vc_choice"] == "round_robin",
+                   vc_arbitration_round_robin=config["flow.vc_arbitration"] == "round_robin",
                    injection_vcs=config["flow.injection_vcs"] or config["flow.virtual_channels"])

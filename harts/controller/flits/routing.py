@@ -29,18 +29,23 @@ from .state import (
     PR_SEGMENT_WORD,
     PR_SEGMENTS,
     PR_SETUP_RETRIES,
+    PR_VC_ARBITRATION_ROUND_ROBIN,
     PR_VC_ROUND_ROBIN,
     PR_VCS,
     PR_WHOLE_AXIS,
+    PT_LAST_TAKER,
     PT_NEXT_VC,
     PT_PARKED,
     ST_ACTIVE,
     ST_ERROR,
     VI_WAITS_ON,
+    VI_WANTS,
+    WANT_SHIFT,
+    WANTS_WHOLE_PORT,
     held_cycle,
     input_node,
 )
-from .wheel import unpark
+from .wheel import unpark, wake_next
 
 
 @kernel_part
@@ -74,7 +79,7 @@ def _wrap_ahead(machine, node, port, hops):
 @kernel_part
 def _claim(machine, switch, packets, i, node, port, policy):
     """Take a free VC of this port by the policy; the VC taken, or -1 (the input then waits for the owner of the
-    first candidate)."""
+    first candidate, and VI_WANTS holds the VCs it could take)."""
     params = machine.params
     vcs = params[PR_VCS]
     pkt = switch.inputs[i, CX_PKT]
@@ -106,6 +111,7 @@ def _claim(machine, switch, packets, i, node, port, policy):
         for vc in range(vcs):
             if owner[base + vc] >= 0:
                 switch.inputs[i, IN_WAIT_FOR] = owner[base + vc]
+                switch.visits[i, VI_WANTS] = (vcs << WANT_SHIFT) | WANTS_WHOLE_PORT
                 return -1
         for vc in range(vcs):
             owner[base + vc] = i
@@ -128,6 +134,7 @@ def _claim(machine, switch, packets, i, node, port, policy):
             return vc
     if low < high:
         switch.inputs[i, IN_WAIT_FOR] = owner[base + low]
+    switch.visits[i, VI_WANTS] = low | (high << WANT_SHIFT)
     return -1
 
 
@@ -143,13 +150,21 @@ def _take_port(machine, switch, packets, run, i, node, port, policy, c):
     if machine.neighbours[node, port] < 0:
         run.stats[ST_ERROR] = ERR_NO_LINK
         return -2
+    params = machine.params
     vc = _claim(machine, switch, packets, i, node, port, policy)
+    row = node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + port
     if vc < 0:
-        switch.visits[i, VI_WAITS_ON] = node * (machine.params[PR_PORTS] + machine.params[PR_NP_CHANNELS]) + port
+        switch.visits[i, VI_WAITS_ON] = row
     else:
         bind(machine, switch, run, i, port, vc, c)
         if machine.wraps[node, port] != 0:
             packets.table[switch.inputs[i, CX_PKT], PK_WRAPPED] |= 1 << machine.port_axis[port]
+        if params[PR_VC_ARBITRATION_ROUND_ROBIN] != 0:
+            switch.ports[row, PT_LAST_TAKER] = i
+            # a VC still free goes on to the next waiting input that can take one (wake_next)
+            if switch.ports[row, PT_PARKED] >= 0:
+                vcs = params[PR_VCS]
+                wake_next(switch, run, row, (node * params[PR_PORTS] + port) * vcs, vcs, c)
     return vc
 
 
@@ -259,6 +274,9 @@ def release_output(machine, switch, run, i, c):
             switch.owner[base + inputs[i, IN_OVC]] = -1
         row = node * (ports + params[PR_NP_CHANNELS]) + output
         if switch.ports[row, PT_PARKED] >= 0:
-            unpark(switch, run, row, c)
+            if params[PR_VC_ARBITRATION_ROUND_ROBIN] != 0:
+                wake_next(switch, run, row, base, vcs, c)
+            else:
+                unpark(switch, run, row, c)
     inputs[i, IN_OUT] = -1
     inputs[i, IN_TEE] = -1

@@ -63,6 +63,7 @@ VI_VALUE_AT = 2  # its payload value when its head got here (an altering node do
 VI_CORRUPT_AT = 3  # whether its payload was damaged when its head got here
 VI_MARKED_BLOCKED = 4  # 1 once the packet has been marked blocked here (its record is touched once a visit)
 VI_WAITS_ON = 5  # the output row (port table) of the port its last forward was refused at
+VI_WANTS = 6  # the VCs of that port it could take: low + (high << WANT_SHIFT), + WANTS_WHOLE_PORT for a circuit
 VI_ARRIVED = 8  # cycle the current packet's head was usable here (injection: ready to leave the NP)
 VI_FIRST_OUT = 9  # cycle its first flit was granted here, -1 before
 VI_REFUSED_AT = 10  # cycle a forward of it was first refused here (no free VC), -1
@@ -89,7 +90,11 @@ PT_PARKED = 5  # output j: the first context parked until one of its VCs is free
 PT_TAKE_FROM = 6  # input j, an NP channel: the cycle from which a context of it may start on the next packet, once
 # the channel has carried the flits of the one before (flow.injection_vcs > 1)
 PT_NEXT_VC = 7  # output j, a link: the VC a round-robin choice (flow.vc_choice) tries first
-PT_ROWS = 8
+PT_LAST_TAKER = 8  # output j, a link: the input that last took one of its VCs, -1 none (flow.vc_arbitration)
+PT_ROWS = 9
+
+WANT_SHIFT = 16
+WANTS_WHOLE_PORT = 1 << 32
 
 # ---- nodes: the network processor ------------------------------------------------------------------------------
 ND_QUEUE_HEAD = 0  # packets its NP made that no injection channel has taken yet, oldest first, -1 empty
@@ -141,7 +146,10 @@ PK_RELEASED = 34  # the latest cycle a holder let go
 PK_LOST_AT = 35  # cycle its head was swallowed by a fault, -1
 PK_DISTANCE = 36  # ROUTE_DESTINATION: hops of a shortest route from its source to its destination (the checks')
 PK_INJECTED = 37  # cycle an injection context first took it from its NP's queue, -1 before
-PK_ROWS = 38
+PK_REFUSED_BY = 38  # circuit set-up that retries: the record of the packet whose circuit held the link its probe was
+# last refused (and nacked) at; the livelock report follows these (MODEL.md, Deadlock and livelock)
+PK_NACKED_AT = 39  # ... and the cycle of that nack (0 before any)
+PK_ROWS = 40
 PK_COLUMNS = 40  # padded to five whole cache lines: a grant reads and counts in the first (fields 0-7)
 
 # ---- run-wide scalars -----------------------------------------------------------------------------------------
@@ -151,7 +159,7 @@ ST_ERROR_INPUT = 2
 ST_ERROR_PC = 3
 ST_NEXT_TRAFFIC = 4  # first record of the traffic table not yet handed to its NP
 ST_PAUSED = 5  # PAUSE_*
-ST_LAST_PROGRESS = 6
+ST_LAST_PROGRESS = 6  # the last cycle something moved that no nack takes back (the detector's clock, MODEL.md)
 ST_GRANTS = 7  # flits granted anywhere
 ST_ACTIVE = 8  # inputs in the bitmap of bound inputs
 ST_HEAP = 9  # entries in the context heap
@@ -185,7 +193,8 @@ ST_WHEELED = 36  # bits set in the contexts' wheel (wheel.py)
 ST_WHEEL_SLOTS = 37  # bit s: wheel slot s has a bit set
 ST_WHEEL_FROM = 38  # the first cycle the wheel takes: the current one until its contexts have run, then the next
 ST_PARKED = 39  # contexts in CX_PARKED
-ST_ROWS = 40
+ST_LAST_NACK = 40  # cycle of the last nack (a livelock: nacks, but no progress in ST_LAST_PROGRESS's sense)
+ST_ROWS = 41
 
 PHASE_ROOM = 0  # a new cycle: make sure the logs and pools have room for its contexts and grants
 PHASE_ARRIVALS = 1  # births, traffic and NP events of the cycle (each resumes where it paused)
@@ -223,7 +232,7 @@ PR_ENTRY_RECEIVE = 9
 PR_ENTRY_INJECT = 10
 PR_AXES = 11
 PR_CIRCUIT = 12  # 1: circuit switching
-PR_SETUP_RETRIES = 13
+PR_SETUP_RETRIES = 13  # 1: circuit switching whose blocked probes nack and retry (flow.circuit_setup)
 PR_RETRY_CYCLES = 14
 PR_DEADLOCK_CYCLES = 15
 PR_LAST_CYCLE = 16
@@ -252,7 +261,8 @@ PR_INPUTS_PER_NODE = 38  # NI
 PR_INPUT_NODE_MULTIPLIER = 39  # the node of input i is (i * this) >> PR_INPUT_NODE_SHIFT (divider.node_divider)
 PR_INPUT_NODE_SHIFT = 40
 PR_VC_ROUND_ROBIN = 41  # flow.vc_choice: 1, a forward tries the port's VCs from the one after the last it gave
-PR_ROWS = 42
+PR_VC_ARBITRATION_ROUND_ROBIN = 42  # flow.vc_arbitration: 1, a freed VC wakes one waiting input, round-robin
+PR_ROWS = 43
 
 # What an input is follows from its number: its node is i // NI (input_node, a multiply and a shift), and the rest
 # from its number within the node, l = i - node * NI, through tables of NI entries: local_row[l], its physical

@@ -23,6 +23,7 @@ from .state import (
     CX_RUN,
     CX_STATE,
     KEY_SPAN,
+    PT_LAST_TAKER,
     PT_PARKED,
     ST_HEAP,
     ST_INSTRUCTIONS,
@@ -33,6 +34,9 @@ from .state import (
     ST_WHEEL_SLOTS,
     ST_WHEELED,
     VI_WAITS_ON,
+    VI_WANTS,
+    WANT_SHIFT,
+    WANTS_WHOLE_PORT,
     WHEEL,
     held_cycle,
 )
@@ -135,18 +139,70 @@ def park(switch, run, i, pc, c):
 
 
 @kernel_part
-def unpark(switch, run, row, c):
-    """A VC of output row `row` was freed at cycle c: every context parked on it runs its forward again when it
-    would have retried it next, at c if its input comes later in this cycle's order (contexts run in input order),
-    else at c + 1; the retries it was spared, each refused, are counted as executed."""
-    inputs = switch.inputs
+def _wake(run, inputs, i, c):
+    """Parked context i runs its forward again when it would have retried it next: at c if its input comes later
+    in this cycle's order (contexts run in input order), else at c + 1; the retries it was spared, each refused,
+    are counted as executed."""
     stats = run.stats
+    due = c if i > stats[ST_RAN_UP_TO] else c + 1
+    stats[ST_INSTRUCTIONS] += due - 1 - inputs[i, CX_DUE]
+    stats[ST_PARKED] -= 1
+    schedule(run, inputs, i, due)
+
+
+@kernel_part
+def unpark(switch, run, row, c):
+    """flow.vc_arbitration input_order: a VC of output row `row` was freed at cycle c, and every context parked
+    on it tries again; the lowest input wins."""
+    inputs = switch.inputs
     i = switch.ports[row, PT_PARKED]
     switch.ports[row, PT_PARKED] = -1
     while i >= 0:
         following = inputs[i, CX_PARK_NEXT]
-        due = c if i > stats[ST_RAN_UP_TO] else c + 1
-        stats[ST_INSTRUCTIONS] += due - 1 - inputs[i, CX_DUE]
-        stats[ST_PARKED] -= 1
-        schedule(run, inputs, i, due)
+        _wake(run, inputs, i, c)
         i = following
+
+
+@kernel_part
+def wake_next(switch, run, row, base, vcs, c):
+    """flow.vc_arbitration round_robin: at cycle c a VC of output row `row` (its VCs owner[base:base + vcs]) is
+    free, and of the contexts parked on it that could take a free one, the first in round-robin order from the
+    input after the port's last taker tries again. The others stay parked: the retries they are spared would be
+    refused, because a VC freed or left free wakes one more (release_output, _claim)."""
+    inputs = switch.inputs
+    ports = switch.ports
+    free = 0  # bit v: VC v is free
+    for vc in range(vcs):
+        if switch.owner[base + vc] < 0:
+            free |= 1 << vc
+    if free == 0:
+        return
+    span = inputs.shape[0]
+    last = ports[row, PT_LAST_TAKER]
+    best = -1
+    best_key = span
+    before_best = -1
+    before = -1
+    i = ports[row, PT_PARKED]
+    while i >= 0:
+        wants = switch.visits[i, VI_WANTS]
+        low = wants & ((1 << WANT_SHIFT) - 1)
+        high = (wants >> WANT_SHIFT) & ((1 << WANT_SHIFT) - 1)
+        usable = ((1 << high) - 1) & ~((1 << low) - 1)
+        if wants & WANTS_WHOLE_PORT != 0:
+            can = free & usable == usable
+        else:
+            can = free & usable != 0
+        if can and (i - last - 1) % span < best_key:
+            best_key = (i - last - 1) % span
+            best = i
+            before_best = before
+        before = i
+        i = inputs[i, CX_PARK_NEXT]
+    if best < 0:
+        return
+    if before_best < 0:
+        ports[row, PT_PARKED] = inputs[best, CX_PARK_NEXT]
+    else:
+        inputs[before_best, CX_PARK_NEXT] = inputs[best, CX_PARK_NEXT]
+    _wake(run, inputs, best, c)
