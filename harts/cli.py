@@ -133,18 +133,36 @@ def _broadcast_config(args):
 
 
 def _has_traffic(config, command: str) -> None:
-    """An idle config runs nothing: say what would (a broadcast on it), in one line."""
+    """An idle config runs nothing: say what would (a broadcast on it; for bench, a load), in one line at the line
+    that sets the traffic's rate or load to 0 if the file has one."""
     from .machine.traffic import has_traffic
     if has_traffic(config):
         return
     from .broadcasts.table import BROADCASTS, runs_on
     fitting = [name for name in BROADCASTS if runs_on(config, name)]
-    what = (f"run a broadcast on it ({'|'.join(fitting)}): harts {'trace ' + str(config.path) + ' --broadcast' if command == 'trace' else 'broadcast --config ' + str(config.path) + ' --algorithm'} {fitting[0]}"
-            if fitting else
-            "give it traffic (traffic.packets, traffic.synthetic.rate, traffic.uniform.load or traffic.trace)")
-    raise InputError(f"harts {command}: {config.path} has no traffic of its own (no traffic.packets or worms, "
+    if command == "bench":
+        what = "give it a load: --load L (traffic.uniform.load)"
+    elif fitting:
+        how = (f"trace {config.path} --broadcast" if command == "trace"
+               else f"broadcast --config {config.path} --algorithm")
+        what = f"run a broadcast on it ({'|'.join(fitting)}): harts {how} {fitting[0]}"
+    else:
+        what = "give it traffic (traffic.packets, traffic.synthetic.rate, traffic.uniform.load or traffic.trace)"
+    zero = next((name for name in ("traffic.synthetic.rate", "traffic.uniform.load") if name in config.lines), None)
+    raise InputError(f"harts {command}: this config has no traffic of its own (no traffic.packets or worms, "
                      f"traffic.uniform.load and traffic.synthetic.rate 0, no traffic.trace): nothing to {command}; "
-                     f"{what}")
+                     f"{what}", config.path, config.lines.get(zero))
+
+
+def _dedicated(config):
+    """A command that sends its own packets on an otherwise idle network (dedicated mode) runs the config without
+    its traffic: that config, and the keys it left out with their lines, for the command to say so (or None)."""
+    from .machine.traffic import traffic_keys, without_traffic
+    left_out = traffic_keys(config)
+    if not left_out:
+        return config, None
+    return without_traffic(config), ", ".join(f"{name} at {config.path}:{config.lines[name]}" if name in config.lines
+                                              else name for name in left_out)
 
 
 def _without_collection(command):
@@ -195,16 +213,17 @@ def cmd_calibrate(args) -> int:
     from .controller import isa
     from .controller.microcode import assemble
     from .tools.calibrate import calibrate, calibrate_flits
-    config = _config(args.config, args.set)
+    config, left_out = _dedicated(_config(args.config, args.set))
     if assemble(config.microcode_path()).switching != isa.SWITCHING_CUT_THROUGH:
-        return _print_flit_calibration(calibrate_flits(config), config, args.json)
+        return _print_flit_calibration(calibrate_flits(config), config, left_out, args.json)
     cal = calibrate(config)
-    data = {"topology": cal.topology, **cal.as_dict()}
+    data = {"topology": cal.topology, **cal.as_dict(), **_left_out_field(left_out)}
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
     print(f"zero-load latency model on {cal.topology}: S + r*M + (h-1)*d, in cycles of "
           f"{config['timing.clock_period_us']} us")
+    _print_left_out(left_out)
     print(f"  S = {cal.S} cycles   r = {cal.r} cycles/byte   d = {cal.d} cycles")
     print(f"  {len(cal.probes)} probes (every destination from node 0, M in {data['lengths_checked']}), "
           f"hops 1..{max(data['hops_checked'])}")
@@ -218,12 +237,13 @@ def cmd_calibrate(args) -> int:
     return 0
 
 
-def _print_flit_calibration(cal, config, as_json: bool) -> int:
-    data = {"topology": cal.topology, "microcode": config["microcode"], **cal.as_dict()}
+def _print_flit_calibration(cal, config, left_out: str | None, as_json: bool) -> int:
+    data = {"topology": cal.topology, "microcode": config["microcode"], **cal.as_dict(), **_left_out_field(left_out)}
     if as_json:
         print(json.dumps(data, indent=2))
         return 0
     print(f"zero-load latency model of {config['microcode']} on {cal.topology}: {cal.model}, in cycles")
+    _print_left_out(left_out)
     print("  " + "   ".join(f"{name} = {value}" for name, value in cal.terms.items()))
     print(f"  {len(cal.probes)} probes (every destination from node 0, {data['flits_checked']} flits), "
           f"hops 1..{max(data['hops_checked'])}")
@@ -231,12 +251,25 @@ def _print_flit_calibration(cal, config, as_json: bool) -> int:
     return 0
 
 
+def _left_out_field(left_out: str | None) -> dict:
+    """The JSON's `traffic_left_out` (see _dedicated), if anything was."""
+    return {"traffic_left_out": left_out} if left_out else {}
+
+
+def _print_left_out(left_out: str | None) -> None:
+    if left_out:
+        print(f"  dedicated mode: the config's traffic is left out ({left_out})")
+
+
 @_without_collection
 def cmd_bench(args) -> int:
     from .machine.config import load_config, with_overrides
     from .tools.bench import benchmark, default_config
     config = with_overrides(load_config(args.config) if args.config else default_config(), args.set)
-    data = benchmark(config, load=args.load, cycles=args.cycles, seed=args.seed)
+    if args.load is not None:
+        config = config.with_values(traffic__uniform__load=args.load)
+    _has_traffic(config, "bench")  # a speed over no packets measures nothing
+    data = benchmark(config, cycles=args.cycles, seed=args.seed)
     _print(data, args.json)
     return 0
 
@@ -427,19 +460,23 @@ DEFAULT_BOUND_FRACTIONS = tuple(round(0.1 * k, 1) for k in range(1, 11))
 
 
 def cmd_ata(args) -> int:
-    from .experiments.lee_shin.ata import plot_arrivals, run_algorithm
-    config = _config(args.config, args.set)
+    from .experiments.lee_shin.ata import formula_name, plot_arrivals, run_algorithm
+    from .faults.fault_set import FAULT_KEYS, refuse_faults
+    config, left_out = _dedicated(_config(args.config, args.set))
+    # a completion held against a fault-free formula, or trials whose faults would add to the config's
+    refuse_faults(config, FAULT_KEYS, "harts ata runs on",
+                  "its fault trials draw their own (--crash, --byzantine, --dead-links)")
     options = {"mu": args.mu, "eta": args.eta, "length": args.length, "overlapped": args.overlapped,
                "queueing": args.queueing}
     kind, count = next(((k, v) for k, v in (("crash", args.crash), ("byzantine", args.byzantine),
                                             ("dead_links", args.dead_links)) if v is not None), (None, None))
     try:
         if kind is not None:
-            return _ata_tolerance(args, config, kind, count, options)
+            return _ata_tolerance(args, config, left_out, kind, count, options)
         run = run_algorithm(config, args.algorithm, **options)
     except InputError as exc:
         raise InputError(f"harts ata: {exc}") from None
-    data = run.as_dict()
+    data = {**run.as_dict(), **_left_out_field(left_out)}
     if args.plot:
         plot_arrivals(run, args.plot)
     if args.json:
@@ -450,9 +487,9 @@ def cmd_ata(args) -> int:
     print(f"{run.algorithm.upper()} on {run.topology} ({run.nodes} nodes, gamma = {run.gamma}), {how}"
           f"{', overlapped stages' if run.overlapped else ''}"
           f"{f', worst case: every hop stored, D = {run.queueing}' if worst else ''}")
-    print(f"  completion {float(run.completion_cycles):g} cycles; {'Table IV' if worst else 'best case'} with "
-          f"S = {run.S}, r = {run.r}, d = {run.d}: {float(run.formula_cycles):g} cycles "
-          f"({'exact' if data['exact'] else 'differs'})"
+    _print_left_out(left_out)
+    print(f"  completion {float(run.completion_cycles):g} cycles; {formula_name(run)}: "
+          f"{float(run.formula_cycles):g} cycles ({'exact' if data['exact'] else 'differs'})"
           + (f"; Table II as printed: {run.printed_formula_cycles:.1f}"
              if run.printed_formula_cycles is not None else ""))
     print(f"  contention-free: {run.contention_free}"
@@ -461,7 +498,7 @@ def cmd_ata(args) -> int:
     return 0
 
 
-def _ata_tolerance(args, config, kind: str, count: int, options: dict) -> int:
+def _ata_tolerance(args, config, left_out: str | None, kind: str, count: int, options: dict) -> int:
     from .experiments.lee_shin.faults import TOLERANT, ata_tolerance
     from .faults.tolerance import plot_tolerance
     from .network import build_topology
@@ -478,12 +515,13 @@ def _ata_tolerance(args, config, kind: str, count: int, options: dict) -> int:
         plot_tolerance(rows, args.plot)
     if args.json:
         print(json.dumps({"topology": topology.name, "kind": kind, "behaviour": args.behaviour,
-                          "rows": [r.as_dict() for r in rows]}, indent=2))
+                          **_left_out_field(left_out), "rows": [r.as_dict() for r in rows]}, indent=2))
         return 0
     rule = "majority" if kind == "byzantine" else "first-valid"
     print(f"{args.algorithm.upper()} on {topology.name}, {kind.replace('_', ' ')}"
           + (f" ({args.behaviour})" if kind == "byzantine" else "") + f", rule {rule}, "
           f"{args.trials} random fault sets per count (any node)")
+    _print_left_out(left_out)
     _print_tolerance(rows, "correct pairs")
     return 0
 
@@ -513,9 +551,13 @@ def cmd_sensitivity(args) -> int:
 
 def cmd_faults(args) -> int:
     from .broadcasts.table import BROADCASTS, REACHED, check_broadcast, runs_on
+    from .faults.fault_set import NODE_AND_LINK_FAULT_KEYS, refuse_faults
     from .faults.tolerance import plot_tolerance, tolerance
     from .network import node_count
     config = _broadcast_config(args)
+    # each trial's random faults replace the config's nodes and links (its corruption probability is kept)
+    refuse_faults(config, NODE_AND_LINK_FAULT_KEYS, "harts faults draws its own fault sets (--crash, --byzantine) on",
+                  "leave them out, or run one broadcast with them (harts broadcast)")
     if args.rule:
         config = config.with_values(reception__rule=args.rule)
     if args.algorithm == "all":
@@ -595,8 +637,9 @@ MAX_TRIALS = 10**6  # far above any useful count: a mistyped one fails at once i
 
 
 def cmd_microcode_check(args) -> int:
-    from .controller.microcode import assemble, listing
+    from .controller.microcode import assemble, check, listing
     program = assemble(args.file)
+    check(program)
     print(f"{program.path}: '{program.name}', {len(program)} instructions, entry points receive -> "
           f"{program.entry_receive}, inject -> {program.entry_inject}")
     print(listing(program))

@@ -157,6 +157,15 @@ def run_plan(config: Config, plan: SendPlan, length: int, at_cycle: int | None =
                          + ("" if probe.kernel != "flit" else " and declares no header segments"))
     if probe.topology.name != plan.topology.name:
         raise InputError(f"the plan is for {plan.topology.name}, the config's network is {probe.topology.name}")
+    # the last packet made takes at least this long to leave its sender, and the run gives up on the network
+    # emptying run.drain_cycles after it was made
+    sending = flits * probe.params.flit_cycles
+    if sending > config["run.drain_cycles"]:
+        raise config.error("run.drain_cycles",
+                           f"--length {length:,} flits{f' in {plan.pieces} pieces' if plan.pieces > 1 else ''} "
+                           f"take at least {sending:,} cycles a packet to send, more than run.drain_cycles "
+                           f"({config['run.drain_cycles']:,}) allows the network to empty: shorten --length or "
+                           f"raise run.drain_cycles")
     length_bytes = flits * config["flow.flit_bytes"]
     try:
         program = plan_program(plan, length_bytes, probe.microprogram.segments)

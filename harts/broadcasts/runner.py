@@ -17,6 +17,7 @@ import numpy as np
 
 from ..controller import records as R
 from ..errors import InputError
+from ..faults.fault_set import faults_from_config, silenced_source
 from ..machine.config import Config
 from ..machine.results import Result
 from ..network.build import build_topology
@@ -45,7 +46,18 @@ class BroadcastOutcome:
             self.run if isinstance(self.run, plans.PlanRun) else None
 
     def summary(self) -> dict:
-        return self.run.summary()
+        """The paper's summary; on a faulty network also which nodes are faulty and how many of the others the
+        message reached, since copies, latency and contention are then of the reached ones only."""
+        data = self.run.summary()
+        faults = self.result.faults
+        if faults.any():
+            receivers = faults.node_fault == R.FAULT_NONE
+            receivers[self.source] = False
+            data["faulty_nodes"] = faults.faulty_nodes.tolist()
+            data["dead_links"] = int(faults.dead_transmitters.sum())  # directed
+            data["reached_nodes"] = int(self.reached()[receivers].sum())
+            data["non_faulty_receivers"] = int(receivers.sum())
+        return data
 
     def listing(self) -> dict:
         """What `--json` adds: every copy with its path (paper 004: every send with its times)."""
@@ -114,6 +126,10 @@ def run_broadcast(config: Config, name: str, source: int = 0, length: int | None
     topology = build_topology(config.topology_spec)
     if not 0 <= source < topology.n_nodes:
         raise InputError(f"--source must be a node of {topology.name} (0..{topology.n_nodes - 1}), got {source}")
+    if faults is None:  # the config's: a source they silence is a mistake (a trial's is a data point)
+        silenced = silenced_source(config, faults_from_config(config, topology), topology, source)
+        if silenced is not None:
+            raise silenced
     length = DEFAULT_LENGTH[row.paper] if length is None else length
     if row.paper == "000":
         check_packet_length(config, length)

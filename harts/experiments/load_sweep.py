@@ -30,7 +30,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import InputError, SimulationError
-from ..machine.config import Config, defaults, load_config
+from ..machine.config import Config, check_run_keys, defaults, load_config
+from ..output import save_figure, write_text
 from .sweep import run_tasks, write_csv
 
 SATURATION_TOLERANCE = 0.01
@@ -154,6 +155,9 @@ class Sweep:
 
     def __post_init__(self):
         config = self.base.config()
+        # every point runs synthetic traffic: a warm-up that leaves it no window, or a run.packets it would ignore,
+        # is refused as in a file with that traffic
+        check_run_keys(self.base.config(traffic__synthetic__rate=1.0))
         from ..machine.simulation import Simulation
         simulation = Simulation(config)  # refuses what cannot run, before any point does
         self.nodes = simulation.nodes
@@ -289,12 +293,12 @@ def write(sweep: Sweep, found: dict, results: Path, stem: str, plot: str | None 
     results.mkdir(parents=True, exist_ok=True)
     files = [results / f"{stem}.csv", results / f"{stem}.json"]
     write_csv(csv_rows(found["points"]), files[0])
-    files[1].write_text(json.dumps({"config": sweep.base.path, "set": [list(v) for v in sweep.base.values],
-                                    "patterns": list(sweep.patterns), "seeds": sweep.seeds,
-                                    "bounds": sweep.bounds, "points": [{k: v for k, v in r.items() if k != "key"}
-                                                                       for r in found["points"]],
-                                    "curves": curves(found["points"]), "saturation": found["saturation"]},
-                                   indent=1))
+    write_text(files[1], json.dumps({"config": sweep.base.path, "set": [list(v) for v in sweep.base.values],
+                                     "patterns": list(sweep.patterns), "seeds": sweep.seeds,
+                                     "bounds": sweep.bounds, "points": [{k: v for k, v in r.items() if k != "key"}
+                                                                        for r in found["points"]],
+                                     "curves": curves(found["points"]), "saturation": found["saturation"]},
+                                    indent=1))
     if found["saturation"]:
         files.append(results / f"{stem}_saturation.csv")
         write_csv(found["saturation"], files[-1])
@@ -333,5 +337,5 @@ def draw(found: dict, path: str, title: str) -> None:
     ax.set_ylabel("mean latency (cycles, creation to delivery)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)

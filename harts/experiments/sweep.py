@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..machine.simulation import load_kernel
+from ..output import replacing, write_text
 
 DASK_CONNECT_SECONDS = 5
 
@@ -42,14 +43,12 @@ def load_result(results: Path, key: str) -> dict | None:
 def _save(results: Path, result: dict) -> None:
     path = _path(results, result["key"])
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(result, indent=1))
-    os.replace(temporary, path)  # atomic: a reader never sees half a file
+    write_text(path, json.dumps(result, indent=1))  # whole or not at all: a reader never sees half a file
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
     """One CSV row per dict, columns in the first dict's order."""
-    with path.open("w", newline="") as handle:
+    with replacing(path) as temporary, temporary.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..controller import records as R
+from ..errors import InputError
 from ..machine.config import Config
 from ..network import Topology
 from ..yamlsource import Located
@@ -119,3 +120,50 @@ def _node(item: Located, n: int) -> int:
     if isinstance(item.value, bool) or not isinstance(item.value, int) or not 0 <= item.value < n:
         raise item.error(f"expected a node number 0..{n - 1}, got {item.value!r}")
     return item.value
+
+
+# The keys that make a config faulty: node and link faults (given or drawn), then damaged payloads.
+NODE_AND_LINK_FAULT_KEYS = ("faults.crashed", "faults.byzantine", "faults.dead_links", "faults.random_crashed",
+                            "faults.random_byzantine", "faults.random_dead_links")
+FAULT_KEYS = (*NODE_AND_LINK_FAULT_KEYS, "faults.corruption_probability")
+
+
+def fault_keys(config: Config, keys: tuple[str, ...] = FAULT_KEYS) -> list[str]:
+    """Those of `keys` the config sets to a fault: a list that is not empty, or a number that is not 0."""
+    return [name for name in keys
+            if (config[name].value if isinstance(config[name], Located) else config[name])]
+
+
+def refuse_faults(config: Config, keys: tuple[str, ...], needs: str, advice: str) -> None:
+    """If the config sets any of `keys`: an InputError at the line of the first, '`needs` a fault-free network, and
+    this config has faults (the keys): `advice`'."""
+    found = fault_keys(config, keys)
+    if found:
+        raise config.error(found[0], f"{needs} a fault-free network, and this config has faults "
+                                     f"({', '.join(found)}): {advice}")
+
+
+def without_faults(config: Config) -> Config:
+    """The same machine with no faults."""
+    return config.with_values({name: [] if isinstance(config[name], Located) else 0 for name in FAULT_KEYS})
+
+
+def silenced_source(config: Config, faults: FaultSet, topology: Topology, source: int) -> InputError | None:
+    """Why a broadcast from `source` could reach no other node under the config's `faults`, at the line of the key
+    that says so; or None. It reaches none when it crashed, or when every link out of it is dead or leads to a
+    crashed node (a live neighbour is reached, or the fault is elsewhere)."""
+    if faults.node_fault[source] == R.FAULT_CRASH:
+        given = any(item.value == source for item in _items(config, "faults.crashed"))
+        key = "faults.crashed" if given else "faults.random_crashed"
+        return config.error(key, f"the source, node {source}, is crashed ({key}): a broadcast from it reaches no "
+                                 f"node; choose another --source")
+    ports = topology.n_ports
+    ways_out = [(port, int(node)) for port, node in enumerate(topology.neighbours[source]) if node >= 0]
+    if all(faults.dead_transmitters[source * ports + port] or faults.node_fault[node] == R.FAULT_CRASH
+           for port, node in ways_out):
+        keys = fault_keys(config, ("faults.dead_links", "faults.random_dead_links", "faults.crashed",
+                                   "faults.random_crashed"))
+        return config.error(keys[0], f"the source, node {source}, is cut off: every link out of it is dead or leads "
+                                     f"to a crashed node ({', '.join(keys)}), so a broadcast from it reaches no "
+                                     f"node; choose another --source")
+    return None

@@ -12,6 +12,7 @@ from ..machine.config import Config
 from ..machine.simulation import Simulation
 from ..machine.traffic import initiations
 from ..np.kandlur_shin import ALGORITHMS
+from ..output import save_figure
 from .fault_set import FaultSet, random_faults
 from .reception import decide
 
@@ -141,5 +142,5 @@ def plot_tolerance(rows: list[ToleranceRow], path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)

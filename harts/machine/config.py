@@ -44,6 +44,12 @@ MAX_BYTES_PER_CYCLE = 2**20
 MAX_PACKETS = 2**47  # traffic packets are numbered below state.NP_UID_BASE = 2^48
 
 
+# The kernels a key is read by (Key.kernels): the cut-through kernel (microprograms with switching: cut_through) and
+# the flit-level kernel (wormhole and circuit switching).
+KERNELS = ("cut-through", "flit")
+BOTH, CUT_THROUGH, FLIT = KERNELS, KERNELS[:1], KERNELS[1:]
+
+
 @dataclass(frozen=True)
 class Key:
     name: str  # dotted: section.key
@@ -54,6 +60,7 @@ class Key:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     above: float | None = None  # the value must be greater than this
+    kernels: tuple[str, ...] = ()  # of KERNELS: those whose runs it changes (the config reference says)
 
     @property
     def allowed(self) -> str:
@@ -65,162 +72,184 @@ KEYS = [
     Key("topology", "mapping", {"kind": "hex", "size": 5},
         "the network: {kind: hex, size: n} (the C-wrapped hexagonal mesh E-n, N = 3n(n-1)+1) | {kind: mesh, "
         "dims: [p, q]} | {kind: torus, dims: [p, q]} (any number of dims: a k-ary n-cube) | {kind: hypercube, "
-        "dimension: m} | {kind: mesh_hypercube, levels: m, cube: n}"),
-    Key("microcode", "str", "harts", "microprogram: a name in microcode/ or a YAML path relative to this file"),
+        "dimension: m} | {kind: mesh_hypercube, levels: m, cube: n}", kernels=BOTH),
+    Key("microcode", "str", "harts", "microprogram: a name in microcode/ or a YAML path relative to this file",
+        kernels=BOTH),
     Key("np.program", "str", "kandlur_shin",
-        "NP program the network processors run: a built-in name (harts/np/) or a .py path relative to this file"),
-    Key("timing.clock_period_us", "float", 1.5, "controller clock cycle in microseconds (paper: 1.5 us)", above=0),
-    Key("timing.link_rate_mbytes_per_s", "float", 4.0, "peak I/O rate of a link in MBytes/s (paper: 4)", above=0),
-    Key("timing.idle_gap_bytes", "int", 8, "forced idle time between packets on a link, in byte times", 0, MAX_BYTES),
+        "NP program the network processors run: a built-in name (harts/np/) or a .py path relative to this file",
+        kernels=BOTH),
+    Key("timing.clock_period_us", "float", 1.5, "controller clock cycle in microseconds (paper: 1.5 us)", above=0,
+        kernels=BOTH),
+    Key("timing.link_rate_mbytes_per_s", "float", 4.0, "peak I/O rate of a link in MBytes/s (paper: 4)", above=0,
+        kernels=BOTH),
+    Key("timing.idle_gap_bytes", "int", 8, "forced idle time between packets on a link, in byte times", 0, MAX_BYTES,
+        kernels=CUT_THROUGH),
     # at most timing.receiver_fifo_bytes (Config.check)
-    Key("timing.header_bytes", "int", 6, "bytes a receiver must hold before it can examine the header", 1),
-    Key("timing.link_delay_cycles", "int", 0, "wire delay of a link in cycles", 0, MAX_CYCLES),
+    Key("timing.header_bytes", "int", 6, "bytes a receiver must hold before it can examine the header", 1,
+        kernels=CUT_THROUGH),
+    Key("timing.link_delay_cycles", "int", 0, "wire delay of a link in cycles", 0, MAX_CYCLES, kernels=BOTH),
     Key("timing.bus_delay_cycles", "int", 1,
-        "cycles from a receiver's time-sliced bus slot to the transmitter or BMU that reads it", 0, MAX_CYCLES),
+        "cycles from a receiver's time-sliced bus slot to the transmitter or BMU that reads it", 0, MAX_CYCLES,
+        kernels=BOTH),
     Key("timing.bus_slot_bytes", "int", 12,
         "bytes a receiver moves onto the time-sliced bus per cycle (its slot); above the link rate so a "
-        "receiver empties its FIFO after the header decision", 1, MAX_BYTES),
+        "receiver empties its FIFO after the header decision", 1, MAX_BYTES, kernels=CUT_THROUGH),
     Key("timing.receiver_fifo_bytes", "int", 64,
         "receiver FIFO depth: bytes that may pile up before the microprogram starts the packet streaming", 1,
-        MAX_BYTES),
+        MAX_BYTES, kernels=CUT_THROUGH),
     Key("timing.bmu_setup_cycles", "int", 1,
         "cycles from a packet being whole in the BMU (or handed over by the NP) to being eligible to send", 0,
-        MAX_CYCLES),
+        MAX_CYCLES, kernels=CUT_THROUGH),
     Key("timing.np_send_cycles", "int", 1,
-        "cycles from the NP issuing send_packet (non-blocking) to the packet being in the BMU", 0, MAX_CYCLES),
+        "cycles from the NP issuing send_packet (non-blocking) to the packet being in the BMU", 0, MAX_CYCLES,
+        kernels=BOTH),
     Key("timing.np_receive_cycles", "int", 0,
         "NP processing time per delivered packet that runs the NP program's procedure, serial per node", 0,
-        MAX_CYCLES),
+        MAX_CYCLES, kernels=BOTH),
     Key("timing.deliver_cycles", "int", 1, "cycles from a delivered packet's last byte in the BMU to the NP", 0,
-        MAX_CYCLES),
-    Key("bmu.capacity_bytes", "int", 65536, "BMU storage for transit packets, in bytes", 1, MAX_BYTES),
+        MAX_CYCLES, kernels=BOTH),
+    Key("bmu.capacity_bytes", "int", 65536, "BMU storage for transit packets, in bytes", 1, MAX_BYTES,
+        kernels=CUT_THROUGH),
     Key("bmu.when_full", "str", "drop",
         "a packet that must be stored in a full BMU is dropped and counted (drop), or transmitters wait until "
         "the next BMU can promise room (wait: lossless virtual cut-through, can deadlock past saturation)",
-        choices=("drop", "wait")),
+        choices=("drop", "wait"), kernels=CUT_THROUGH),
     # far more than a node can use: a mistyped number fails at once instead of allocating gigabytes of contexts
     Key("bmu.bus_interfaces", "int", 6,
-        "BMU interfaces on the time-sliced bus: packets the BMU can be sending at once", 1, 1024),
+        "BMU interfaces on the time-sliced bus: packets the BMU can be sending at once", 1, 1024, kernels=CUT_THROUGH),
     Key("bmu.queues", "str", "single",
         "how packets ready in the BMU wait for an interface: single (one queue in ready order; a packet whose "
         "transmitters are busy holds its interface until one frees, and those behind it wait) or per_output "
         "(such a packet goes back to wait in the queue of the transmitter it needs and frees the interface)",
-        choices=("single", "per_output")),
+        choices=("single", "per_output"), kernels=CUT_THROUGH),
     Key("routing.torus_tie", "str", "random",
         "on a torus, the way a packet routed by destination goes round a ring of even side when its destination "
         "is exactly half-way round, where both ways are shortest: drawn per packet and axis from run.seed "
         "(random, as BookSim2's dimension-order torus routing draws it) or always the + way (positive)",
-        choices=("random", "positive")),
+        choices=("random", "positive"), kernels=BOTH),
     Key("flow.flit_bytes", "int", 6,
         "bytes per flit, a whole number of link cycles (a multiple of the bytes a link moves per cycle): the "
         "unit of wormhole and circuit switching, and of traffic.synthetic's packets on every kernel",
-        1, MAX_BYTES),
-    Key("flow.virtual_channels", "int", 2, "wormhole and circuit switching: virtual channels per link", 1, 64),
+        1, MAX_BYTES, kernels=BOTH),
+    Key("flow.virtual_channels", "int", 2, "wormhole and circuit switching: virtual channels per link", 1, 64,
+        kernels=FLIT),
     Key("flow.buffer_flits", "int", 8,
-        "wormhole and circuit switching: depth of every input virtual-channel buffer, in flits", 1, 2**20),
+        "wormhole and circuit switching: depth of every input virtual-channel buffer, in flits", 1, 2**20,
+        kernels=FLIT),
     Key("flow.circuit_setup", "str", "wait",
         "circuit switching: a probe that finds its link held waits for it (wait) or releases its partial "
-        "circuit and is sent again (retry)", choices=("wait", "retry")),
+        "circuit and is sent again (retry)", choices=("wait", "retry"), kernels=FLIT),
     Key("flow.dateline", "str", "from_wrap",
         "wormhole with vc: dateline on a torus: which hops of an axis travel in VC class 1: the wrap-around hop "
         "and every later hop of that axis (from_wrap, HARTS's), or every hop of an axis whose route crosses the "
         "wrap-around link, from the first (whole_axis, as BookSim2's dimension-order torus routing assigns its "
-        "two VC classes)", choices=("from_wrap", "whole_axis")),
+        "two VC classes)", choices=("from_wrap", "whole_axis"), kernels=FLIT),
     Key("flow.context_turnaround", "str", "microcode",
         "wormhole and circuit switching: when an input's context takes its next packet after a tail has crossed "
         "the switch: once its wait_tail and done have cost their cycles (microcode, HARTS's: 3 cycles after the "
         "tail with the shipped programs) or the cycle after the tail (immediate: wait_tail and done cost no "
         "cycle, as BookSim2's input VC routes its next head the cycle after its tail's switch allocation)",
-        choices=("microcode", "immediate")),
+        choices=("microcode", "immediate"), kernels=FLIT),
     Key("flow.np_channels", "int", 1,
         "wormhole and circuit switching: channels between a router and its NP, each way: the NP can be sending "
         "this many packets and receiving this many at once (1: one-port; 0: one per link port, all-port)",
-        0, 64),
+        0, 64, kernels=FLIT),
     Key("flow.injection_vcs", "int", 1,
         "wormhole and circuit switching: injection contexts per NP channel; each idle one takes the NP queue's "
         "next packet, starting once the channel has carried the one before, and they share the channel's one "
         "flit per cycle, picked round-robin as a link's VCs are "
         "(1: one packet at a time, HARTS's; 0: one per virtual channel, as BookSim2's injection port has a VC "
-        "per VC)", 0, 64),
+        "per VC)", 0, 64, kernels=FLIT),
     Key("flow.vc_choice", "str", "lowest",
         "wormhole and circuit switching: the VC a forward takes among the free ones its policy allows: the lowest "
         "(lowest) or the next after the last one the port gave (round_robin, as BookSim2's VC allocator turns)",
-        choices=("lowest", "round_robin")),
+        choices=("lowest", "round_robin"), kernels=FLIT),
+    Key("flow.vc_arbitration", "str", "input_order",
+        "wormhole and circuit switching: which of the inputs waiting for an output's VC gets one when it is freed: "
+        "each retries in input order and the lowest-numbered wins (input_order), or the first in round-robin "
+        "order from the input after the one that last took a VC of that output (round_robin, as BookSim2's VC "
+        "allocator grants)", choices=("input_order", "round_robin"), kernels=FLIT),
     Key("flow.retry_cycles", "int", 8,
         "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
-        "sends the probe again", 0, MAX_CYCLES),
+        "sends the probe again", 0, MAX_CYCLES, kernels=FLIT),
     Key("traffic.synthetic.pattern", "str", "uniform",
         "destinations of the synthetic traffic (see MODEL.md, Traffic patterns): uniform, transpose, "
         "bit_complement, hotspot, tornado, neighbor, bit_reverse, shuffle, bit_rotation, diagonal or "
         "random_permutation",
         choices=("uniform", "transpose", "bit_complement", "hotspot", "tornado", "neighbor", "bit_reverse",
-                 "shuffle", "bit_rotation", "diagonal", "random_permutation")),
+                 "shuffle", "bit_rotation", "diagonal", "random_permutation"), kernels=BOTH),
     Key("traffic.synthetic.rate", "float", 0.0,
         "offered load in flits (flow.flit_bytes) per node per cycle, packets made as traffic.synthetic.process "
-        "says, for run.cycles (0 = no synthetic traffic)", 0),
+        "says, for run.cycles (0 = no synthetic traffic)", 0, kernels=BOTH),
     Key("traffic.synthetic.process", "str", "poisson",
         "when the synthetic traffic's packets are made: poisson (each sending node a Poisson process) or "
         "bernoulli (each cycle each sending node makes one packet with a fixed probability, BookSim2's default)",
-        choices=("poisson", "bernoulli")),
+        choices=("poisson", "bernoulli"), kernels=BOTH),
     Key("traffic.synthetic.packet_flits", "ints", (8,),
         "sizes of the synthetic traffic's packets in flits (flow.flit_bytes), a list or one size; each packet's "
-        "size is drawn with traffic.synthetic.packet_weights", 1, 2**20),
+        "size is drawn with traffic.synthetic.packet_weights", 1, 2**20, kernels=BOTH),
     Key("traffic.synthetic.packet_weights", "numbers", (),
-        "relative weight of each size of traffic.synthetic.packet_flits (empty = equal weights)", 0),
+        "relative weight of each size of traffic.synthetic.packet_flits (empty = equal weights)", 0, kernels=BOTH),
     Key("traffic.synthetic.hotspot_nodes", "list", [],
-        "hotspot pattern: the hotspot nodes ([]: the centre node of a mesh or torus, node 0 of other networks)"),
+        "hotspot pattern: the hotspot nodes ([]: the centre node of a mesh or torus, node 0 of other networks)",
+        kernels=BOTH),
     Key("traffic.synthetic.hotspot_fraction", "float", 0.2,
-        "hotspot pattern: probability that a packet goes to a hotspot node", 0, 1),
-    Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}"),
+        "hotspot pattern: probability that a packet goes to a hotspot node", 0, 1, kernels=BOTH),
+    Key("traffic.packets", "list", [], "explicit unicast packets: {cycle, source, destination, length}", kernels=BOTH),
     Key("traffic.broadcasts", "list", [],
-        "explicit send_packet worms (kandlur_shin NP program): {cycle, source, direction, distance, length}"),
+        "explicit send_packet worms (kandlur_shin NP program): {cycle, source, direction, distance, length}",
+        kernels=CUT_THROUGH),
     Key("traffic.trace", "str", "",
         "file of unicast packets, a line 'cycle source destination flits' each, flits of flow.flit_bytes, in "
-        "creation order, relative to this file ('' = none)"),
+        "creation order, relative to this file ('' = none)", kernels=BOTH),
     Key("traffic.uniform.load", "float", 0.0,
         "offered load of uniform Poisson traffic (destinations uniform over the other nodes), read as "
-        "traffic.uniform.load_basis says (0 = no uniform traffic)", 0),
+        "traffic.uniform.load_basis says (0 = no uniform traffic)", 0, kernels=BOTH),
     Key("traffic.uniform.load_basis", "str", "link",
         "link: the load is the offered mean link utilisation (per-node generation rate x mean route length / "
         "links per node, over a link's peak I/O rate), so 1.0 is the network's ideal capacity; node: the "
-        "load is the per-node generation rate over one link's peak I/O rate", choices=("link", "node")),
-    Key("traffic.uniform.lengths", "list", [64, 128, 512], "packet lengths in bytes (header included)"),
-    Key("traffic.uniform.length_probabilities", "list", [0.3, 0.5, 0.2], "probability of each length"),
-    Key("faults.crashed", "list", [], "nodes that receive and forward nothing"),
+        "load is the per-node generation rate over one link's peak I/O rate", choices=("link", "node"), kernels=BOTH),
+    Key("traffic.uniform.lengths", "list", [64, 128, 512], "packet lengths in bytes (header included)", kernels=BOTH),
+    Key("traffic.uniform.length_probabilities", "list", [0.3, 0.5, 0.2], "probability of each length", kernels=BOTH),
+    Key("faults.crashed", "list", [], "nodes that receive and forward nothing", kernels=BOTH),
     Key("faults.byzantine", "list", [],
         "Byzantine nodes: {node, behaviour} with behaviour alter (forward an altered payload), drop, or bogus "
-        "(forward, and also forge packets as the NP program says)"),
+        "(forward, and also forge packets as the NP program says)", kernels=BOTH),
     Key("faults.dead_links", "list", [],
-        "links that lose everything: {node, direction, both} (both: the opposite direction too)"),
+        "links that lose everything: {node, direction, both} (both: the opposite direction too)", kernels=BOTH),
     Key("faults.corruption_probability", "float", 0.0,
-        "probability that one link transmission damages the payload (a checksum detects it)", 0, 1),
-    Key("faults.random_crashed", "int", 0, "this many more nodes, drawn at random, crash", 0),
-    Key("faults.random_byzantine", "int", 0, "this many more nodes, drawn at random, turn Byzantine", 0),
+        "probability that one link transmission damages the payload (a checksum detects it)", 0, 1, kernels=BOTH),
+    Key("faults.random_crashed", "int", 0, "this many more nodes, drawn at random, crash", 0, kernels=BOTH),
+    Key("faults.random_byzantine", "int", 0, "this many more nodes, drawn at random, turn Byzantine", 0, kernels=BOTH),
     Key("faults.random_behaviour", "str", "alter", "behaviour of the random Byzantine nodes: alter, drop, bogus",
-        choices=("alter", "drop", "bogus")),
-    Key("faults.random_dead_links", "int", 0, "this many links, drawn at random, die (both directions)", 0),
-    Key("faults.seed", "int", 1, "seed of the random fault draws", 0),
-    Key("faults.spare", "list", [0], "nodes never drawn as faulty (e.g. a broadcast's source)"),
+        choices=("alter", "drop", "bogus"), kernels=BOTH),
+    Key("faults.random_dead_links", "int", 0, "this many links, drawn at random, die (both directions)", 0,
+        kernels=BOTH),
+    Key("faults.seed", "int", 1, "seed of the random fault draws", 0, kernels=BOTH),
+    Key("faults.spare", "list", [0], "nodes never drawn as faulty (e.g. a broadcast's source)", kernels=BOTH),
     Key("reception.rule", "str", "majority",
         "how a node decides a broadcast's value: majority (of the copies by the deadline, one per incoming "
-        "link) or first-valid (the first copy whose checksum holds)", choices=("majority", "first-valid")),
+        "link) or first-valid (the first copy whose checksum holds)", choices=("majority", "first-valid"),
+        kernels=CUT_THROUGH),
     Key("reception.deadline_cycles", "int", 0,
         "copies arriving later than this after the broadcast started are ignored (0: twice the broadcast's "
-        "zero-load latency, see MODEL.md)", 0, MAX_CYCLES),
+        "zero-load latency, see MODEL.md)", 0, MAX_CYCLES, kernels=CUT_THROUGH),
     Key("run.cycles", "int", 20000, "cycles during which uniform traffic is generated (the cut-through kernel "
-        "runs to tick 2^31 - 1: cycle 357,913,941 at 6 bytes per cycle)", 1, MAX_CYCLES),
-    Key("run.packets", "int", 0, "generate this many uniform packets instead of using run.cycles (0 = off)", 0,
-        MAX_PACKETS),
-    Key("run.warmup_cycles", "int", 0, "packets created before this cycle are left out of the statistics", 0,
-        MAX_CYCLES),
+        "runs to tick 2^31 - 1: cycle 357,913,941 at 6 bytes per cycle)", 1, MAX_CYCLES, kernels=BOTH),
+    Key("run.packets", "int", 0,
+        "generate this many uniform packets instead of using run.cycles (0 = off; needs traffic.uniform.load, and "
+        "is refused beside traffic.synthetic, which runs for run.cycles)", 0, MAX_PACKETS, kernels=BOTH),
+    Key("run.warmup_cycles", "int", 0,
+        "packets created before this cycle are left out of the statistics (below run.cycles when uniform or "
+        "synthetic traffic runs for run.cycles, or nothing would be measured)", 0, MAX_CYCLES, kernels=BOTH),
     Key("run.seed", "int", 1, "random seed; the same config and seed give identical results", 0,
-        2**62),  # the kernel's generator starts from 2 * seed + 1 in an int64
+        2**62, kernels=BOTH),  # the kernel's generator starts from 2 * seed + 1 in an int64
     Key("run.drain_cycles", "int", 2_000_000,
         "after the last packet is created, cycles allowed for the network to empty before giving up", 1,
-        MAX_CYCLES),
+        MAX_CYCLES, kernels=BOTH),
     Key("run.deadlock_cycles", "int", 100_000,
         "cycles without any packet moving, while packets wait, that count as a deadlock", 1,
-        MAX_CYCLES),
+        MAX_CYCLES, kernels=BOTH),
 ]
 KEY_BY_NAME = {k.name: k for k in KEYS}
 # keys that name a file relative to the config file; given by --set, relative to the working directory
@@ -267,9 +296,11 @@ def with_overrides(config: Config, overrides: list[str]) -> Config:
         if isinstance(parsed.get(name), str) and Path(parsed[name]).is_file():
             parsed[name] = str(Path(parsed[name]).resolve())
     try:
-        return config.with_values(parsed)
+        config = config.with_values(parsed)
     except InputError as exc:
         raise InputError(f"--set: {exc.message}") from None
+    check_run_keys(config)
+    return config
 
 
 # Sections that were replaced: a config that still uses one gets a one-line error naming the replacement.
@@ -389,6 +420,7 @@ class Config:
 
 
 def defaults() -> Config:
+    """The config of every key's default (configs/default.yaml spells it out)."""
     return Config({k.name: _checked(k, k.default, InputError) for k in KEYS})
 
 
@@ -445,11 +477,11 @@ def _checked(key: Key, given: Any, error: Callable[[str], InputError]) -> Any:
     if key.kind == "list":
         if not isinstance(value, list):
             raise fail("expects a list")
-        return located(given)  # checked by whoever interprets the list, with its line numbers
+        return _numbers_read(located(given))  # checked by whoever interprets the list, with its line numbers
     if key.kind == "mapping":
         if not isinstance(value, dict):
             raise fail("expects a mapping")
-        return located(given)
+        return _numbers_read(located(given))
     if key.kind in ("ints", "numbers"):
         return _listed(key, given, fail)
     if key.kind == "str":
@@ -464,6 +496,19 @@ def _checked(key: Key, given: Any, error: Callable[[str], InputError]) -> Any:
     if not _within(key, number):
         raise fail(f"must be {_bounds(key)}")
     return number
+
+
+def _numbers_read(tree: Located) -> Located:
+    """A list or mapping value with every number in it read as a scalar key's is (an integral 8.0 or 1e3 is the
+    integer 8 or 1000), so that `dims: [8.0, 8]` means what `cycles: 2000.0` does to whoever checks the entries."""
+    if isinstance(tree.value, dict):
+        return Located({k: _numbers_read(v) for k, v in tree.value.items()}, tree.line, tree.path)
+    if isinstance(tree.value, list):
+        return Located([_numbers_read(v) for v in tree.value], tree.line, tree.path)
+    number = integer(tree.value)
+    if number is None:
+        number = real(tree.value)
+    return tree if number is None else Located(number, tree.line, tree.path)
 
 
 def _bounds(key: Key) -> str:
@@ -543,10 +588,27 @@ def load_config(path: str | Path) -> Config:
 
     walk("", root)
     config.check()
-    # A file that measures nothing is a mistake; code that shortens a run (harts bench --cycles) may not care.
-    warmup, cycles = config["run.warmup_cycles"], config["run.cycles"]
-    if config["traffic.uniform.load"] > 0 and not config["run.packets"] and warmup >= cycles:
-        raise config.error("run.warmup_cycles",
-                           f"'run.warmup_cycles' ({warmup}) must be less than 'run.cycles' ({cycles}): uniform "
-                           f"traffic is generated only before run.cycles, so nothing would be measured")
+    check_run_keys(config)
     return config
+
+
+def check_run_keys(config: Config) -> None:
+    """The run keys a user gives that would be ignored or measure nothing, refused at their line. Checked for a
+    file and its --set arguments; code that shortens a run (harts bench --cycles) may not care."""
+    packets = config["run.packets"]
+    uniform, synthetic = config["traffic.uniform.load"], config["traffic.synthetic.rate"]
+    if packets and not uniform:
+        raise config.error("run.packets", f"'run.packets' ({packets}) counts the packets of traffic.uniform, and "
+                                          f"traffic.uniform.load is 0: set it, or leave run.packets out")
+    if packets and synthetic:
+        raise config.error("run.packets", f"'run.packets' ({packets}) ends traffic.uniform by count, but "
+                                          f"traffic.synthetic runs for run.cycles: leave run.packets out to end "
+                                          f"both at run.cycles")
+    warmup, cycles = config["run.warmup_cycles"], config["run.cycles"]
+    # uniform traffic counted by run.packets goes on past run.cycles, and is measured there
+    timed = [name for name, on in (("uniform", uniform and not packets), ("synthetic", synthetic)) if on]
+    if timed and warmup >= cycles:
+        raise config.error("run.warmup_cycles",
+                           f"'run.warmup_cycles' ({warmup}) must be less than 'run.cycles' ({cycles}): "
+                           f"{' and '.join(timed)} traffic is generated only before run.cycles, so nothing would "
+                           f"be measured")

@@ -131,6 +131,11 @@ class Simulation:
         self.program = program or load_program(config.np_program_path() or config["np.program"])
         self.nodes, self.ports = self.network_size()
         self.ticks_per_cycle = ticks_per_cycle(config, self.microprogram)
+        worms = config["traffic.broadcasts"].value
+        if worms and self.kernel == "flit":
+            raise worms[0].error(f"a traffic.broadcasts worm is sent by direction, which the flit-level controller "
+                                 f"does not route ({config['microcode']!r} switches by {self.switching}): worms run "
+                                 f"on a cut-through microprogram (microcode: harts)")
 
     @property
     def switching(self) -> str:

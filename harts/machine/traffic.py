@@ -222,12 +222,24 @@ def build_traffic(config: Config, topology: Topology) -> TrafficSource:
     return TrafficSource(given, tuple(streams), horizon)
 
 
+# The keys that give a config traffic of its own, and their values when it has none.
+NO_TRAFFIC = {"traffic.packets": [], "traffic.broadcasts": [], "traffic.uniform.load": 0, "traffic.synthetic.rate": 0,
+              "traffic.trace": ""}
+
+
+def traffic_keys(config: Config) -> list[str]:
+    """The keys that give the config traffic of its own (explicit packets or worms, uniform, synthetic or a trace)."""
+    return [name for name in NO_TRAFFIC
+            if (config[name].value if isinstance(config[name], Located) else config[name])]
+
+
 def has_traffic(config: Config) -> bool:
-    """Whether the config asks for any traffic of its own (explicit packets or worms, uniform, synthetic or a
-    trace)."""
-    return bool(config["traffic.packets"].value or config["traffic.broadcasts"].value
-                or config["traffic.uniform.load"] > 0 or config["traffic.synthetic.rate"] > 0
-                or config["traffic.trace"])
+    return bool(traffic_keys(config))
+
+
+def without_traffic(config: Config) -> Config:
+    """The same machine, idle but for what a command sends itself."""
+    return config.with_values(NO_TRAFFIC)
 
 
 def synthetic_traffic(config: Config, topology: Topology) -> Traffic:

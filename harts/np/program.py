@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import sys
 import traceback
 from collections.abc import Callable
@@ -256,18 +257,27 @@ def load_program(source: str | Path) -> Program:
     return program
 
 
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # an ANSI terminal's select-graphic-rendition code
+
+
 def _summary(exc: Exception) -> str:
     """One line for an exception: numba's errors open with the pipeline step and close with 'During: ...',
-    the cause is between."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    the cause is between. Numba colours its messages when colorama is installed: the colour codes are dropped."""
+    lines = [line.strip() for line in _COLOUR.sub("", str(exc)).splitlines() if line.strip()]
     if len(lines) > 1 and lines[0].startswith("Failed in"):
         lines = [line for line in lines[1:] if not line.startswith("During")] or lines
     return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
 
 
 def _line_in(exc: Exception, path: Path) -> int | None:
-    """The line of the user's file the exception came from (a SyntaxError's own, else its traceback's)."""
-    if isinstance(exc, SyntaxError) and exc.filename == str(path):
+    """The line of the user's file the exception came from (a SyntaxError's own, else its traceback's). Python
+    names the file as it pleases (absolute, for a relative `path`), so the two are compared resolved."""
+    mine = path.resolve()
+
+    def same(filename: str | None) -> bool:
+        return filename is not None and Path(filename).resolve() == mine
+
+    if isinstance(exc, SyntaxError) and same(exc.filename):
         return exc.lineno
-    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == str(path)]
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if same(frame.filename)]
     return lines[-1] if lines else None

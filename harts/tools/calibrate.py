@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..controller import records
-from ..errors import InputError
+from ..errors import InputError, SimulationError
+from ..faults.fault_set import FAULT_KEYS, refuse_faults, without_faults
 from ..machine.config import Config
 from ..machine.simulation import Simulation
 from ..machine.traffic import unicast
@@ -35,8 +36,15 @@ class Calibration:
         }
 
 
+def _refuse_faults(config: Config) -> None:
+    """A probe a fault loses has no latency: fitting it as one gave S = r = d = 0 with node 0 crashed."""
+    refuse_faults(config, FAULT_KEYS, "calibration measures every probe on",
+                  "leave them out (harts run and harts faults measure what faults cost)")
+
+
 def calibrate(config: Config, lengths=LENGTHS) -> Calibration:
     """Send one packet at a time from node 0 to every other node, at every length, on an idle network."""
+    _refuse_faults(config)
     sim = Simulation(config)
     topo = sim.topology
     destinations = np.arange(1, topo.n_nodes)
@@ -48,6 +56,7 @@ def calibrate(config: Config, lengths=LENGTHS) -> Calibration:
     create = np.arange(len(dst)) * spacing
     result = sim.run(unicast(create, np.zeros(len(dst)), dst, length))
     dl = result.deliveries
+    _refuse_lost_probes(dl, dst)
     ticks = np.zeros(len(dst), dtype=np.int64)
     ticks[dl[records.DL_UID]] = dl[records.DL_TICK] - dl[records.DL_CREATE]
     latency = [Fraction(int(t), result.ticks_per_cycle) for t in ticks]
@@ -69,6 +78,18 @@ def calibrate(config: Config, lengths=LENGTHS) -> Calibration:
         probes.append({"hops": int(hop_of[k]), "length": int(length[k]), "destination": int(dst[k]),
                        "latency": latency[k], "model": model})
     return Calibration(topo.name, S, r, d, worst, probes)
+
+
+def _refuse_lost_probes(deliveries: np.ndarray, destinations: np.ndarray) -> None:
+    """Every probe (uid k went to destinations[k]) must have arrived: a lost one has no latency to fit."""
+    arrived = np.zeros(len(destinations), bool)
+    arrived[deliveries[records.DL_UID]] = True
+    if not arrived.all():
+        lost = sorted({int(v) for v in destinations[~arrived]})
+        raise SimulationError(f"{int((~arrived).sum())} probes from node 0 were not delivered (to node"
+                              f"{'s' if len(lost) > 1 else ''} {', '.join(map(str, lost[:10]))}"
+                              f"{', ...' if len(lost) > 10 else ''}): the microprogram lost them on an idle, "
+                              f"fault-free network, and a lost probe has no latency to fit")
 
 
 FLIT_LENGTHS = (1, 4, 16)  # data flits per probe packet
@@ -99,6 +120,7 @@ def calibrate_flits(config: Config, lengths=FLIT_LENGTHS) -> FlitCalibration:
     L the data flits."""
     from ..controller import isa
 
+    _refuse_faults(config)
     sim = Simulation(config)
     topo = sim.topology
     destinations = np.arange(1, topo.n_nodes)
@@ -109,6 +131,7 @@ def calibrate_flits(config: Config, lengths=FLIT_LENGTHS) -> FlitCalibration:
     dst = np.repeat(destinations, len(lengths))
     flits = np.tile(np.asarray(lengths), len(destinations))
     dl = sim.run(unicast(np.arange(len(dst)) * spacing, 0, dst, flits * f.flit_bytes)).deliveries
+    _refuse_lost_probes(dl, dst)
     latency = np.zeros(len(dst), np.int64)
     latency[dl[records.DL_UID]] = dl[records.DL_TICK] - dl[records.DL_CREATE]
     hop_of = np.repeat(hops, len(lengths))
@@ -163,7 +186,8 @@ def measure_linear_cost(config: Config) -> LinearCost:
     destination, every length, residual zero) rather than on the config's own network, whose every node
     would take as long to probe for no more information: a broadcast on an idle network then checks
     every one of its sends against these terms."""
-    fit = calibrate_flits(config.with_values(topology=CALIBRATION_TORUS))
+    # the config's faults name nodes and links of its own network, not of this one
+    fit = calibrate_flits(without_faults(config).with_values(topology=CALIBRATION_TORUS))
     terms = fit.terms
     if fit.max_residual != 0 or any(value.denominator != 1 for value in terms.values()):
         raise InputError(f"{config.microcode_path()}: its circuits do not take alpha + h delta + L tau whole cycles "

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..machine.results import Result
 from ..network import Topology
+from ..output import save_figure
 from .text import balanced_lines
 
 # Lengths in drawing units, where neighbouring grid points are one unit apart.
@@ -116,7 +117,7 @@ def draw_link_map(result: Result, path: str) -> None:
                                                         if stub_font else ".")
     # About 16 characters of an 8-point font fit in an inch.
     fig.supxlabel(balanced_lines(caption, int(16 * size[0])), fontsize=8)
-    fig.savefig(path, dpi=150)
+    save_figure(fig, path, dpi=150)
     plt.close(fig)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from ..controller import records as R
 from ..machine.hops import HopRecords
 from ..network.topology import Topology
+from ..output import replacing
 
 
 def packet_name(uid: int) -> str:
@@ -130,7 +131,7 @@ def _async(name: str, category: str, i: int, pid: int, start: float, end: float,
 def write_packet_trace(hops: HopRecords, topology: Topology, clock_period_us: float, path: str | Path) -> int:
     """Write the trace of a run's hop records to `path`; returns the number of events."""
     count = 0
-    with open(path, "w") as out:
+    with replacing(path) as temporary, open(temporary, "w") as out:
         out.write('{"displayTimeUnit": "ns", "traceEvents": [\n')
         for event in trace_events(hops, topology, clock_period_us):
             out.write(("," if count else "") + json.dumps(event, separators=(",", ":")) + "\n")

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..broadcasts.kandlur_shin import BroadcastRun
 from ..network.hexmesh import UNIT
+from ..output import save_figure
 
 START_STYLE = {"color": "tab:orange", "lw": 2.2}
 CUT_STYLE = {"color": "tab:blue", "lw": 1.0}
@@ -93,7 +94,7 @@ def plot_tree(run: BroadcastRun, path: str) -> None:
     ax.margins(0.1)
     ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path, dpi=150)
+    save_figure(fig, path, dpi=150)
     plt.close(fig)
 
 
@@ -149,7 +150,7 @@ def plot_plan_broadcast(run, path: str) -> None:
     ax.set_aspect("equal")
     ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
@@ -211,5 +212,5 @@ def plot_torus_broadcast(broadcast, path: str) -> None:
                  f"{summary['completion_cycles']} cycles (formula {summary['formula_cycles']}), "
                  f"{broadcast.run.length} flits", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)

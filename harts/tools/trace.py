@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..output import replacing
+
 
 @dataclass
 class TraceObserver:
@@ -64,8 +66,8 @@ def trace_run(run, path: str, nodes: list[int], first: int, last: int, clock_per
     from vcd import VCDWriter
 
     period_ns = round(clock_period_us * 1000)
-    with open(path, "w") as handle, VCDWriter(handle, timescale="1 ns", date="today",
-                                              comment=f"harts, cycle = {period_ns} ns") as writer:
+    with replacing(path) as temporary, open(temporary, "w") as handle, \
+            VCDWriter(handle, timescale="1 ns", date="today", comment=f"harts, cycle = {period_ns} ns") as writer:
         observer = TraceObserver(writer, nodes, first, last, ticks_per_cycle, period_ns)
         returned = run(observer)
     return returned, observer.changes

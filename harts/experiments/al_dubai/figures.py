@@ -33,6 +33,7 @@ from ...errors import SimulationError
 from ...machine.config import CONFIGS_DIR, load_config
 from ...machine.flits import DeadlockError
 from ...network.build import build_topology
+from ...output import save_figure, write_text
 from ..sweep import run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "t3d_mesh_8x8.yaml"
@@ -317,8 +318,8 @@ def reproduce(results: Path, quick: bool = False, resume: bool = False, workers:
         files[f"{name}_png"] = out / f"{name}.png"
         draw({"fig4_steps": fig4, "fig5_latency": fig5, "fig6_latency": fig6}[name], files[f"{name}_png"])
     files["tables"] = out / "tables.md"
-    files["tables"].write_text(tables_markdown(fig4, fig5, fig6, deadlock, vc_check,
-                                               beyond if runs["beyond"] else []))
+    write_text(files["tables"], tables_markdown(fig4, fig5, fig6, deadlock, vc_check,
+                                                beyond if runs["beyond"] else []))
     return files
 
 
@@ -409,7 +410,7 @@ def draw_fig4(rows: list[dict], path: Path) -> None:
     ax.set_ylabel("message-passing steps")
     ax.set_title("Paper 002, Fig. 4: steps of the copies each run made, source (0,0)", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -435,7 +436,7 @@ def draw_fig5(rows: list[dict], path: Path) -> None:
         ax.set_title(_condition(fraction), fontsize=9)
         ax.legend(fontsize=7)
     fig.suptitle("Paper 002, Fig. 5: latency against network size, 100 flits", fontsize=10)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -457,5 +458,5 @@ def draw_fig6(rows: list[dict], path: Path) -> None:
         ax.set_title(f"{side}x{side}", fontsize=9)
         ax.legend(fontsize=7)
     fig.suptitle("Paper 002, Fig. 6: latency against message length (our T3D mapping)", fontsize=10)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)

@@ -40,6 +40,7 @@ from ...np.send_plan import (
     send_steps,
     shared_links_by_step,
 )
+from ...output import save_figure, write_text
 from ..sweep import markdown_table, run_tasks, write_csv
 
 CONFIG = CONFIGS_DIR / "t3d_mesh_8x8.yaml"
@@ -256,14 +257,14 @@ def reproduce(results: Path, quick: bool = False, resume: bool = False, workers:
                                             "tables.md")}
     ran = done[example.key]
     write_csv(ran["rows"], files["mh_9_8_example.csv"])
-    files["mh_9_8_example.md"].write_text(example_markdown(ran))
+    write_text(files["mh_9_8_example.md"], example_markdown(ran))
     step_rows = [{k: v for k, v in done[p.key].items() if k != "key"} for p in steps]
     write_csv(step_rows, files["steps_vs_size.csv"])
     draw_steps(step_rows, files["steps_vs_size.png"])
     latency, first = sharing_rows([done[p.key] for p in sharing])
     write_csv(first, files["sharing_first_step.csv"])
     write_csv(latency, files["sharing_latency.csv"])
-    files["tables.md"].write_text(example_markdown(ran) + "\n" + tables_markdown(step_rows, latency, first))
+    write_text(files["tables.md"], example_markdown(ran) + "\n" + tables_markdown(step_rows, latency, first))
     return files
 
 
@@ -353,5 +354,5 @@ def draw_steps(rows: list[dict], path: Path) -> None:
     ax.set_title("Paper 003: steps of the copies each run made, source (middle level, 0); "
                  "dotted: the O() shape only", fontsize=8)
     ax.legend(fontsize=7, ncol=2)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...machine.traffic import LOAD_BASES
+from ...output import save_figure, write_text
 from ...tools.text import balanced_lines
 from ..sweep import run_tasks, write_csv
 from .claims import check_all
@@ -98,7 +99,7 @@ def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bo
                                    "rows": rows}
         if set(FIGURES) <= set(mine):
             verdicts = check_all({n: mine[n]["rows"] for n in FIGURES}, probed[basis])
-            (results / f"claims_{basis}.json").write_text(json.dumps(verdicts, indent=1))
+            write_text(results / f"claims_{basis}.json", json.dumps(verdicts, indent=1))
             mine["claims"] = verdicts
     return written
 
@@ -175,5 +176,5 @@ def draw(figure: Figure, rows: list[dict], saturation: dict, precision: Precisio
     ax.set_title(balanced_lines(note, 105), fontsize=7)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)

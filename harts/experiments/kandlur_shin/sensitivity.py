@@ -18,6 +18,7 @@ from ...machine.traffic import (
     PAPER_LENGTHS,
     PAPER_MEAN_LENGTH,
 )
+from ...output import save_figure, write_text
 from ...reference.kandlur_shin import best_case_latency, broadcast_copies
 from ...tools.calibrate import calibrate
 from ..sweep import run_tasks, write_csv
@@ -70,7 +71,7 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     draw_spread(spread_rows, precision.name, out / "spread.png")
     summary = {"bmu": bmu_rows, "spread": spread_rows,
                "files": [str(out / name) for name in ("bmu.csv", "bmu.png", "spread.csv", "spread.png")]}
-    (out / "sensitivity.json").write_text(json.dumps(summary, indent=1))
+    write_text(out / "sensitivity.json", json.dumps(summary, indent=1))
     return summary
 
 
@@ -142,7 +143,7 @@ def draw_bmu(rows: list[dict], precision: str, path: Path) -> None:
     ax.set_title(f"Where regular traffic saturates, by BMU structure (SBCAST workload, {precision})", fontsize=10)
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8, loc="upper left", ncols=3)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -165,5 +166,5 @@ def draw_spread(rows: list[dict], precision: str, path: Path) -> None:
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)

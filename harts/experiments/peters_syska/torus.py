@@ -21,6 +21,7 @@ from pathlib import Path
 from ...broadcasts.torus import run_torus_broadcast
 from ...machine.config import CONFIGS_DIR, load_config
 from ...np import h_tree
+from ...output import save_figure, write_text
 from ...tools.calibrate import measure_linear_cost
 from ..sweep import markdown_table, run_tasks, write_csv
 
@@ -200,7 +201,7 @@ def reproduce(results: Path, quick: bool = False, resume: bool = False, workers:
     draw_time_vs_n(rows, cost, files["time_vs_n.png"])
     draw_time_vs_length(rows, cost, files["time_vs_length.png"], quick)
     draw_contention(stretched, files["contention.png"])
-    files["tables.md"].write_text(tables_markdown(rows, stretched, fill, cost))
+    write_text(files["tables.md"], tables_markdown(rows, stretched, fill, cost))
     return files
 
 
@@ -280,7 +281,7 @@ def draw_time_vs_n(rows, cost, path: Path) -> None:
     ax.set_title(f"Paper 004, L = {LENGTH} flits, one packet, idle; alpha {cost.alpha}, delta {cost.delta}, "
                  f"tau {cost.tau}", fontsize=8)
     ax.legend(fontsize=7)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -305,7 +306,7 @@ def draw_time_vs_length(rows, cost, path: Path, quick: bool) -> None:
     ax.set_ylabel("cycles to the last delivery")
     ax.set_title("Paper 004: time against L (D&C and H-trees cut the message at the paper's B_opt)", fontsize=8)
     ax.legend(fontsize=7)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -337,7 +338,7 @@ def draw_contention(rows, path: Path) -> None:
     right.set_ylabel("phase length / idle phase length")
     right.legend(fontsize=7)
     fig.suptitle("Paper 004 under uniform background circuits of 16 flits", fontsize=9)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 

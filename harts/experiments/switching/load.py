@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ...machine.patterns import throughput_bound
 from ...network.build import build_topology
+from ...output import save_figure
 from ..load_sweep import Base, Sweep, run_points
 from ..sweep import write_csv
 
@@ -156,5 +157,5 @@ def draw(rows: list[dict], path: Path, microcode: str) -> None:
     topology = build_topology(NETWORKS[next(iter(NETWORKS))])
     fig.suptitle(f"{microcode}: {PACKET_FLITS}-flit packets, dimension-order routing, {topology.n_nodes} nodes",
                  fontsize=10)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
