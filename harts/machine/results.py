@@ -19,7 +19,7 @@ from ..controller import records as R
 from ..controller import state as S
 from ..errors import SimulationError
 from ..network import Topology
-from .config import Config
+from .config import BOTH, CUT_THROUGH, FLIT, Config
 from .hops import HopRecords
 from .statistics import Window, measured
 from .traffic import links_per_node, uniform_node_load
@@ -354,6 +354,134 @@ class FlitNetwork:
         }
 
 
+@dataclass(frozen=True)
+class ResultField:
+    """A field of a run's summary: its name, unit, the kernels that report it, and what it means."""
+
+    name: str
+    unit: str
+    kernels: tuple[str, ...]  # of config.KERNELS: those whose runs report it
+    meaning: str
+
+
+# Every field of Result.summary(), in the order `harts run` prints them; the reference page of result fields is this
+# table (docs/hooks.py). A field that does not apply to the run's kernel is absent, not zero.
+RESULT_FIELDS = (
+    ResultField("topology", "", BOTH, "the network: mesh 8x8, E-5, ..."),
+    ResultField("nodes", "nodes", BOTH, "nodes in the network"),
+    ResultField("microcode", "", BOTH, "the microprogram (config key microcode)"),
+    ResultField("switching", "", BOTH, "how the microprogram switches: cut_through, wormhole or circuit"),
+    ResultField("packets", "packets", BOTH,
+                "unicast packets the traffic created; a run drains the network, so each was delivered or dropped "
+                "by a named fault"),
+    ResultField("packets_measured", "packets", BOTH,
+                "the unicasts created at or after run.warmup_cycles; only they enter the latencies"),
+    ResultField("latency_unmeasured", "", BOTH,
+                "only when no unicast was measured: why the latency fields are null"),
+    ResultField("initiations", "records", BOTH,
+                "traffic records that started an NP procedure: a broadcast, a send_packet worm"),
+    ResultField("deliveries", "copies", BOTH, "copies delivered to NPs: unicasts and broadcast copies"),
+    ResultField("offered_node_load", "share of a link's rate", BOTH,
+                "only with traffic.uniform: each node's generation rate over one link's peak rate"),
+    ResultField("offered_link_load", "share of a link's rate", BOTH,
+                "only with traffic.uniform: the mean link utilisation that generation offers (node load x mean "
+                "route length / links per node)"),
+    ResultField("window_cycles", "cycles", BOTH, "the measurement window: [run.warmup_cycles, run.cycles]"),
+    ResultField("offered_flits_per_node_cycle", "flits/node/cycle", BOTH,
+                "flits (of flow.flit_bytes) the traffic's unicasts created in the window, per node and cycle, "
+                "averaged over all nodes"),
+    ResultField("accepted_flits_per_node_cycle", "flits/node/cycle", BOTH,
+                "flits delivered in the window, counted at the destination, per node and cycle"),
+    ResultField("accepted_flits_per_node_cycle_min", "flits/node/cycle", BOTH, "the least any one node accepted"),
+    ResultField("accepted_flits_per_node_cycle_max", "flits/node/cycle", BOTH, "the most any one node accepted"),
+    ResultField("latency_mean_cycles", "cycles", BOTH,
+                "mean latency of the measured unicasts, creation to delivery; the cut-through kernel keeps time in "
+                "byte times, so its latencies can be fractions of a cycle"),
+    ResultField("latency_p50_cycles", "cycles", BOTH, "the median latency (a latency some packet had)"),
+    ResultField("latency_p95_cycles", "cycles", BOTH, "the 95th percentile of latency"),
+    ResultField("latency_p99_cycles", "cycles", BOTH, "the 99th percentile of latency"),
+    ResultField("queueing_mean_cycles", "cycles", BOTH,
+                "the part of latency before injection: waiting at the source until its router took the packet"),
+    ResultField("queueing_p50_cycles", "cycles", BOTH, "the median queueing time"),
+    ResultField("queueing_p95_cycles", "cycles", BOTH, "the 95th percentile of queueing time"),
+    ResultField("queueing_p99_cycles", "cycles", BOTH, "the 99th percentile of queueing time"),
+    ResultField("network_latency_mean_cycles", "cycles", BOTH, "the part of latency after injection"),
+    ResultField("network_latency_p50_cycles", "cycles", BOTH, "the median network latency"),
+    ResultField("network_latency_p95_cycles", "cycles", BOTH, "the 95th percentile of network latency"),
+    ResultField("network_latency_p99_cycles", "cycles", BOTH, "the 99th percentile of network latency"),
+    ResultField("stable", "", BOTH,
+                "whether the network carried its load: false when the backlog of the network or of a source grew "
+                "over the window by more than a threshold; null when the window offered nothing. An unstable "
+                "run's latencies grow with the window"),
+    ResultField("stability", "", BOTH,
+                "the verdict's numbers: the growths, the thresholds, the worst source, the rule"),
+    ResultField("latency_max_cycles", "cycles", BOTH, "the longest latency of a measured unicast"),
+    ResultField("mean_hops", "hops", BOTH, "links crossed per unicast packet"),
+    ResultField("virtual_channels", "VCs", FLIT, "virtual channels per link (flow.virtual_channels)"),
+    ResultField("buffer_flits", "flits", FLIT, "depth of every input VC buffer (flow.buffer_flits)"),
+    ResultField("stores_per_packet", "stores", CUT_THROUGH,
+                "times a unicast was stored whole in a BMU on its way, on average: 0 on an idle network, where "
+                "every hop cuts through"),
+    ResultField("link_utilisation", "share of cycles", BOTH,
+                "the share of cycles a directed link carried data, averaged over all of them"),
+    ResultField("link_utilisation_max", "share of cycles", BOTH, "the busiest link's utilisation"),
+    ResultField("bmu_utilisation", "share of capacity", CUT_THROUGH,
+                "transit bytes a BMU held, averaged over time and BMUs, over bmu.capacity_bytes"),
+    ResultField("bmu_queue_mean_packets", "packets", CUT_THROUGH,
+                "packets waiting in a BMU's queues for a bus interface (or their transmitter), averaged over time "
+                "and nodes"),
+    ResultField("bmu_interface_utilisation", "share of time", CUT_THROUGH,
+                "the share of time the BMU bus interfaces held a packet, over nodes x bmu.bus_interfaces"),
+    ResultField("bmu_interface_blocked", "share of busy time", CUT_THROUGH,
+                "of that time, the share spent holding a packet whose transmitter was busy (head-of-line blocking)"),
+    ResultField("bmu_peak_bytes", "bytes", CUT_THROUGH, "the most one BMU held, stored and promised"),
+    ResultField("peak_buffer_flits", "flits", FLIT, "the most flits any input VC buffer held: never above its depth"),
+    ResultField("fifo_peak_bytes", "bytes", CUT_THROUGH,
+                "the most bytes that piled up in a receiver FIFO before its microprogram started the stream"),
+    ResultField("cut_throughs", "hops", CUT_THROUGH, "hops at which a packet cut through a node"),
+    ResultField("packet_hops", "hops", BOTH, "link transmissions: every hop of every packet and copy"),
+    ResultField("flits_granted", "flits", FLIT, "flits that crossed a switch"),
+    ResultField("microinstructions", "instructions", BOTH, "micro-instructions executed"),
+    ResultField("probes_per_packet", "probes", FLIT,
+                "probes sent per packet: above 1 when circuit set-ups were nacked (flow.circuit_setup: retry)"),
+    ResultField("events", "events", CUT_THROUGH, "events the clock ran"),
+    ResultField("ticks_with_work", "ticks", CUT_THROUGH, "ticks the clock stopped at"),
+    ResultField("packets_in_flight_peak", "packets", BOTH, "the most packet records alive at once"),
+    ResultField("dropped_by_faults", "packets", BOTH, "packets lost to a fault"),
+    ResultField("dropped_by_bmu_overflow", "packets", CUT_THROUGH, "packets a full BMU dropped (bmu.when_full: drop)"),
+    ResultField("flits_lost_to_faults", "flits", FLIT, "flits that went into a fault"),
+    ResultField("corrupted_transmissions", "transmissions", BOTH,
+                "link transmissions whose payload a fault damaged (faults.corruption_probability)"),
+    ResultField("forged_packets", "packets", BOTH, "packets that Byzantine nodes forged"),
+    ResultField("contention_free", "", BOTH, "whether no packet waited for anything"),
+    ResultField("first_contention", "", BOTH,
+                "the earliest wait of any packet (uid, node, cycle, kind), or null in a contention-free run"),
+    ResultField("packets_stored", "packets", CUT_THROUGH, "packets stored in a BMU on their way"),
+    ResultField("packets_retried", "packets", BOTH, "packets refused a transmitter or a VC"),
+    ResultField("packets_queued", "packets", BOTH, "packets queued behind another packet"),
+    ResultField("packets_blocked", "packets", FLIT, "packets held up flit by flit by another packet"),
+    ResultField("simulated_cycles", "cycles", BOTH, "time simulated"),
+    ResultField("wall_seconds", "seconds", BOTH, "wall time of the run, the kernel's loading apart"),
+    ResultField("kernel_startup_seconds", "seconds", BOTH, "loading the kernel (the first time: compiling it)"),
+    ResultField("cycles_per_second", "cycles/second", BOTH, "simulated cycles per wall second"),
+    ResultField("node_cycles_per_second", "node-cycles/second", BOTH, "simulated cycles x nodes per wall second"),
+    ResultField("packet_hops_per_second", "hops/second", BOTH, "packet hops per wall second"),
+    ResultField("latency_histogram", "", BOTH,
+                "in --json only: the measured unicasts' latencies, counts in bins of bin_cycles"),
+    ResultField("hops_histogram", "", BOTH, "in --json only: how many measured unicasts took each hop count"),
+)
+RESULT_FIELD_NAMES = tuple(f.name for f in RESULT_FIELDS)
+
+
+def in_declared_order(summary: dict) -> dict:
+    """A summary's fields in RESULT_FIELDS' order; one that is not declared there is a bug, refused here so that the
+    reference of result fields cannot fall behind what runs report."""
+    undeclared = summary.keys() - set(RESULT_FIELD_NAMES)
+    if undeclared:
+        raise AssertionError(f"summary fields missing from RESULT_FIELDS: {', '.join(sorted(undeclared))}")
+    return {name: summary[name] for name in RESULT_FIELD_NAMES if name in summary}
+
+
 @dataclass
 class Result:
     """Everything a run produced, on either kernel."""
@@ -465,20 +593,34 @@ class Result:
         return {"offered_node_load": node,
                 "offered_link_load": node * self.topology.mean_distance() / links_per_node(self.topology)}
 
+    def _unmeasured(self) -> dict:
+        """When no delivery was measured, why the latency fields are null."""
+        t = self.logs.tally
+        if t.measured:
+            return {}
+        if not t.unicast_packets:
+            reason = "the traffic made no unicast (latencies are of traffic unicasts)"
+        else:
+            dropped = sum(self.counts.get(name, 0) for name in ("dropped_by_faults", "dropped_by_bmu_overflow"))
+            reason = (f"no unicast made at or after run.warmup_cycles was delivered ({t.unicast_packets:,} made in "
+                      f"all, {dropped:,} dropped)")
+        return {"latency_unmeasured": reason}
+
     def summary(self) -> dict:
-        """Every field `harts run` reports (README, What `harts run` reports)."""
+        """Every field `harts run` reports, in the order of RESULT_FIELDS, which says what each means."""
         t = self.logs.tally
         cycles = float(self.cycles)
         marks = [name for name, _ in CONTENTION_MARKS if name in self.network.contention_marks]
         window = measured(self)
         histograms = {name: window.pop(name) for name in ("latency_histogram", "hops_histogram") if name in window}
-        return {
+        return in_declared_order({
             "topology": self.topology.name,
             "nodes": self.topology.n_nodes,
             "microcode": self.config["microcode"],
             "switching": self.switching,
             "packets": t.unicast_packets,
             "packets_measured": t.measured,
+            **self._unmeasured(),
             "initiations": int(self.traffic_packets - t.unicast_packets),
             "deliveries": t.deliveries,
             **self._offered_loads(),
@@ -498,4 +640,4 @@ class Result:
             if self.wall_seconds > 0 else None,
             "packet_hops_per_second": self.counts["packet_hops"] / self.wall_seconds if self.wall_seconds > 0 else None,
             **histograms,
-        }
+        })

@@ -1,0 +1,309 @@
+"""The documentation site (mkdocs.yml, docs/): it builds strictly, its generated reference covers the code, and every
+example on its pages runs and prints what the page shows.
+
+Examples follow docs/index.md's conventions: a ```bash or ```python block runs, and a ```text block right after it is
+the output it must print (`...` stands for any text); a ```yaml block with title="FILE" is a file the page has the
+reader save. A block preceded by the line `<!-- not run: REASON -->` is left out, and says why. The blocks of one page
+run in order in one folder, where configs/ and microcode/ stand as in a checkout."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import doctest
+import importlib.util
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harts.cli import build_parser
+from harts.machine.config import KERNELS, KEYS
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = REPO / "docs"
+BIN = Path(sys.executable).parent
+FENCE = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+NOT_RUN = re.compile(r"<!-- not run: \S.* -->\s*$")
+LANGUAGES = {"bash", "python", "text", "yaml"}
+
+
+def load_hooks():
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hooks = load_hooks()
+
+
+# ---- the build ---------------------------------------------------------------------------------------------------
+
+def test_the_site_builds_strictly_with_the_command_its_home_page_gives(tmp_path):
+    index = (DOCS / "index.md").read_text()
+    section = index[index.index("## Building these pages"):]
+    command = next(block for language, _, block, _ in blocks(section) if language == "bash").strip()
+    assert command == ".venv/bin/mkdocs build --strict"
+    built = subprocess.run(command.replace(".venv/bin/", f"{BIN}/").split() + ["--site-dir", str(tmp_path)],
+                           check=False, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    # the generated parts reached the pages
+    config_page = (tmp_path / "reference" / "config" / "index.html").read_text()
+    assert all(f"<code>{key.name}</code>" in config_page for key in KEYS)
+    commands_page = (tmp_path / "reference" / "commands" / "index.html").read_text()
+    assert all(f">{command}<" in commands_page for command in command_options())
+    model = (tmp_path / "explanation" / "model" / "index.html").read_text()
+    assert "<!-- generated:" not in model
+    assert (REPO / "MODEL.md").read_text().splitlines()[0].removeprefix("# ") in model
+
+
+# ---- the generated reference -------------------------------------------------------------------------------------
+
+def test_a_page_that_asks_for_an_unknown_part_fails_the_build():
+    with pytest.raises(ValueError, match="unknown generated part 'config-key'"):
+        hooks.generate("config-key")
+
+
+def test_every_config_key_declares_the_kernels_that_read_it():
+    for key in KEYS:
+        assert key.kernels and set(key.kernels) <= set(KERNELS), key.name
+        assert len(set(key.kernels)) == len(key.kernels), key.name
+
+
+def test_the_config_reference_gives_every_key_its_type_default_allowed_values_and_kernels():
+    page = hooks.config_keys()
+    entries = page.split("### ")[1:]
+    assert [entry.split("\n")[0] for entry in entries] == [f"`{key.name}`" for key in KEYS]
+    for key, entry in zip(KEYS, entries):
+        facts = entry.split("\n")[2]
+        assert facts.startswith(hooks.TYPES[key.kind].capitalize() + ", default `"), key.name
+        assert all(choice in facts for choice in key.choices), key.name
+        assert key.allowed in facts or key.choices, key.name
+        assert all(hooks.KERNEL_NAMES[k] in facts for k in key.kernels), key.name
+        assert all(hooks.KERNEL_NAMES[k] not in facts for k in set(KERNELS) - set(key.kernels)), key.name
+
+
+def test_a_default_in_the_config_reference_reads_back_as_the_default():
+    import yaml
+    for key in KEYS:
+        shown = hooks.yaml_value(key.default)
+        value = yaml.safe_load(shown)
+        assert value == (list(key.default) if isinstance(key.default, tuple) else key.default), key.name
+
+
+def command_options() -> dict[str, list[str]]:
+    """Every command of the parser that runs, with every option string and positional it takes."""
+    found = {}
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> None:
+        subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subparsers:
+            found[path] = [s for a in parser._actions if not isinstance(a, argparse._HelpAction)
+                           for s in (a.option_strings or [a.metavar or a.dest])]
+        for action in subparsers:
+            for name, sub in action.choices.items():
+                walk(sub, f"{path} {name}")
+
+    walk(build_parser(), "harts")
+    return found
+
+
+def test_the_commands_reference_lists_every_command_and_option():
+    page = hooks.commands()
+    sections = {part.split("\n")[0]: part for part in page.split("## ")[1:]}
+    expected = command_options()
+    assert list(sections) == list(expected)
+    assert "harts microcode check" in sections and "harts sweep" in sections
+    for command, options in expected.items():
+        rows = [line.split(" | ")[0] for line in sections[command].splitlines() if line.startswith("| `")]
+        named = " ".join(rows)
+        assert all(re.search(rf"`{re.escape(o)}[` ]", named) for o in options), command
+        assert len(rows) == len(set(rows)) and len(rows) <= len(options), command
+
+
+def test_the_commands_reference_gives_defaults_and_choices():
+    sweep = hooks.commands().split("## harts sweep\n")[1].split("\n## ")[0]
+    assert "| `--seeds SEEDS` |" in sweep and "(default: 1)" in sweep
+    assert "| `--rates A:B:STEP|LIST` |" in sweep
+    assert "Not with `--bound-fractions`." in sweep
+    reproduce = hooks.commands().split("## harts reproduce\n")[1].split("\n## ")[0]
+    assert "One of `000`, `001`, `002`, `003`, `004`." in reproduce
+    broadcast = hooks.commands().split("## harts broadcast\n")[1].split("\n## ")[0]
+    assert "| `--source SOURCE` |  | `0` |" in broadcast and "Required." in broadcast
+
+
+def rendered_text(markdown_text: str) -> str:
+    """The text a reader sees of some Markdown: rendered as the site renders tables, tags stripped."""
+    import html
+
+    import markdown
+    return html.unescape(re.sub(r"<[^>]+>", "", markdown.markdown(markdown_text, extensions=["tables"])))
+
+
+def test_no_table_cell_of_the_reference_loses_text_to_a_pipe():
+    """A | that splits a cell drops the text after it (Python-Markdown keeps a row's first cells only)."""
+    from harts.machine.results import RESULT_FIELDS
+    shown = rendered_text(hooks.commands())
+    for _, parser, _ in hooks.command_parsers(build_parser()):
+        for action in hooks.arguments(parser):
+            assert hooks.argument_name(action) in shown
+            assert hooks.argument_meaning(parser, action).replace("`", "") in shown
+    assert "--rates A:B:STEP|LIST" in shown
+    shown = rendered_text(hooks.result_fields())
+    assert all(field.meaning in shown for field in RESULT_FIELDS)
+
+
+def run_summary(config) -> dict:
+    from harts.machine.simulation import Simulation
+    return Simulation(config).run(keep=False).summary()
+
+
+def test_result_fields_declare_what_each_kernel_reports():
+    from harts.machine.config import load_config
+    from harts.machine.results import RESULT_FIELDS
+    conditional = {"latency_unmeasured"}
+    short = {"run.cycles": 600, "run.warmup_cycles": 100, "traffic.uniform.load": 0.1}
+    runs = {"flit": load_config("booksim2_mesh_8x8").with_values({**short, "traffic.synthetic.rate": 0.05}),
+            "cut-through": load_config("mesh_8x8").with_values(short)}
+    for kernel, config in runs.items():
+        reported = set(run_summary(config))
+        declared = {f.name for f in RESULT_FIELDS if kernel in f.kernels}
+        assert reported <= declared, reported - declared
+        assert declared - conditional <= reported, declared - conditional - reported
+    # a run whose only packet is made before the window: nothing measured, and the summary says why
+    unmeasured = run_summary(runs["flit"].with_values({
+        "traffic.synthetic.rate": 0, "traffic.uniform.load": 0,
+        "traffic.packets": [{"cycle": 0, "source": 0, "destination": 1, "length": 12}]}))
+    assert "latency_unmeasured" in unmeasured and set(unmeasured) <= {f.name for f in RESULT_FIELDS}
+
+
+def test_a_summary_prints_in_the_declared_order_and_refuses_an_undeclared_field():
+    from harts.machine.results import in_declared_order
+    assert list(in_declared_order({"wall_seconds": 1.0, "nodes": 4, "topology": "t"})) == \
+        ["topology", "nodes", "wall_seconds"]
+    with pytest.raises(AssertionError, match="not_a_field"):
+        in_declared_order({"not_a_field": 1})
+
+
+def test_the_result_fields_reference_lists_every_declared_field():
+    from harts.machine.results import RESULT_FIELDS
+    rows = [line for line in hooks.result_fields().splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == [f.name for f in RESULT_FIELDS]
+    assert len({f.name for f in RESULT_FIELDS}) == len(RESULT_FIELDS)
+    assert all(set(f.kernels) <= set(KERNELS) and f.kernels and f.meaning for f in RESULT_FIELDS)
+
+
+def test_instruction_meanings_name_exactly_what_the_assembler_encodes():
+    from harts import instructions as meaning
+    from harts.controller import isa
+    assert list(meaning.INSTRUCTIONS) == list(isa.OPCODES)
+    assert set(meaning.CONDITIONS) == set(isa.CONDITIONS)
+    assert set(meaning.PSEUDO_FIELDS) == set(isa.PSEUDO_FIELDS)
+    assert set(meaning.VIAS) == set(isa.VIAS)
+    assert set(meaning.VCS) == set(isa.VCS)
+    for name, (cut_through, flit) in meaning.INSTRUCTIONS.items():
+        assert (cut_through is None) == (name in isa.NOT_IN[isa.SWITCHING_CUT_THROUGH]), name
+        refused = all(name in isa.NOT_IN[isa.SWITCHINGS[s]] for s in ("wormhole", "circuit"))
+        assert (flit is None) == (refused or name in isa.FIELD_OPS), name
+
+
+@pytest.mark.parametrize("switching, operand", [("cut_through", "vc: any"), ("wormhole", "until: distance")])
+def test_an_operand_the_reference_leaves_out_of_a_kernel_is_refused_there(tmp_path, switching, operand):
+    from harts.controller.microcode import assemble
+    from harts.errors import InputError
+    kernel = "cut-through" if switching == "cut_through" else "flit"
+    assert operand.split(":")[0] in hooks.OPERANDS_NOT_ON[kernel]
+    program = tmp_path / "p.yaml"
+    program.write_text(f"name: p\nswitching: {switching}\nentry: {{receive: r, inject: r}}\nprogram:\n"
+                       f"  - {{label: r, op: wait_header}}\n"
+                       f"  - {{op: tee, via: dimension_order, else: retry, {operand}}}\n"
+                       f"  - {{op: wait_tail}}\n  - {{op: done}}\n")
+    with pytest.raises(InputError):
+        assemble(program)
+    program.write_text(program.read_text().replace(f", {operand}", ""))
+    assemble(program)  # the same program without that operand assembles
+
+
+def test_each_instruction_chapter_lists_what_its_kernel_takes():
+    from harts import instructions as meaning
+    for kernel, field in hooks.KERNEL_FIELDS.items():
+        page = hooks.instructions(kernel)
+        listed = [line.split("`")[1] for line in page.split("## Conditions")[0].splitlines()
+                  if line.startswith("| `")]
+        assert listed == [name for name, texts in meaning.INSTRUCTIONS.items() if getattr(texts, field) is not None]
+        assert ("## Virtual channels (`vc`)" in page) == (kernel == "flit")
+    assert "`store`" not in hooks.instructions("flit") and "`ack`" not in hooks.instructions("cut-through")
+
+
+# ---- the examples --------------------------------------------------------------------------------------------------
+
+def blocks(text: str):
+    """(language, info string, body, whether it is marked not to run) of every fenced block, in order."""
+    for match in FENCE.finditer(text):
+        before = text[:match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        yield match.group(1), match.group(2), match.group(3), bool(NOT_RUN.match(before))
+
+
+def examples(page: Path) -> list[tuple[str, str, str | None]]:
+    """A page's examples in order: ("file", name, contents), or ("bash" | "python", code, the output it shows or
+    None)."""
+    found = []
+    listed = list(blocks(page.read_text()))
+    for i, (language, info, body, not_run) in enumerate(listed):
+        assert language in LANGUAGES, f"{page.name}: a ```{language} block (examples are bash or python)"
+        if language == "yaml" and "title=" in info:
+            found.append(("file", re.search(r'title="([^"]+)"', info).group(1), body))
+        elif language in ("bash", "python") and not not_run:
+            following = listed[i + 1] if i + 1 < len(listed) else None
+            shown = following[2] if following and following[0] == "text" else None
+            found.append((language, body, shown))
+    return found
+
+
+PAGES = sorted(DOCS.rglob("*.md"))
+PAGES_WITH_EXAMPLES = [p for p in PAGES if any(kind != "file" for kind, *_ in examples(p))]
+
+
+def test_the_pages_that_teach_have_examples():
+    names = {p.relative_to(DOCS).as_posix() for p in PAGES_WITH_EXAMPLES}
+    assert {"tutorials/first-wormhole-experiment.md", "how-to/coming-from-booksim2.md", "reference/microcode-flit.md",
+            "reference/microcode-cut-through.md", "reference/python-api.md"} <= names
+
+
+def matches(shown: str, printed: str) -> bool:
+    return doctest.OutputChecker().check_output(shown, printed, doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+
+
+def test_shown_output_is_matched_with_ellipses_and_nothing_else():
+    assert matches("a ...\nc  1\n", "a b b\nc 1\n")
+    assert not matches("c 1\n", "c 2\n")
+    assert not matches("a\n", "a\nb\n")
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_EXAMPLES, ids=lambda p: p.relative_to(DOCS).as_posix())
+def test_every_example_on_the_page_runs_and_prints_what_it_shows(page, tmp_path, monkeypatch):
+    for name in ("configs", "microcode"):
+        (tmp_path / name).symlink_to(REPO / name)
+    monkeypatch.chdir(tmp_path)
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    namespace: dict = {}
+    for kind, code, shown in examples(page):
+        if kind == "file":
+            (tmp_path / code).write_text(shown)
+            continue
+        if kind == "bash":
+            ran = subprocess.run(["bash", "-euo", "pipefail", "-c", code], check=False, cwd=tmp_path, env=env,
+                                 capture_output=True, text=True, timeout=300)
+            assert ran.returncode == 0, f"{page.name}: {code}\n{ran.stderr}"
+            printed = ran.stdout
+        else:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                exec(compile(code, str(page), "exec"), namespace)
+            printed = out.getvalue()
+        if shown is not None:
+            assert matches(shown, printed), f"{page.name}: {code}\nshows:\n{shown}\nprinted:\n{printed}"
