@@ -189,6 +189,8 @@ def cmd_run(args) -> int:
     simulation = Simulation(config)  # a config that cannot run is refused for that first
     _has_traffic(config, "run")
     traced = args.packet_trace is not None
+    if not traced and (args.trace_cycles is not None or args.trace_nodes is not None):
+        raise InputError("--trace-cycles and --trace-nodes choose what --packet-trace keeps: give --packet-trace FILE.json")
     result = simulation.run(progress=sys.stderr.isatty(), keep=False, hops=traced,
                             counters=args.link_map is not None)
     data = result.summary()
@@ -282,6 +284,8 @@ def cmd_broadcast(args) -> int:
                          f"the config's network (--config)")
     config = _broadcast_config(args)
     traced = args.packet_trace is not None
+    if not traced and (args.trace_cycles is not None or args.trace_nodes is not None):
+        raise InputError("--trace-cycles and --trace-nodes choose what --packet-trace keeps: give --packet-trace FILE.json")
     outcome = run_broadcast(config, args.algorithm, args.source, args.length, args.packets, args.variant,
                             args.partition, hops=traced, counters=args.link_map is not None,
                             progress=sys.stderr.isatty())
@@ -305,7 +309,10 @@ def _tools(result, args, data: dict) -> None:
         data["link_map"] = args.link_map
     if args.packet_trace is not None:
         from .tools.packet_trace import write_packet_trace
-        write_packet_trace(result.hops, result.topology, result.config["timing.clock_period_us"], args.packet_trace)
+        n = result.topology.n_nodes
+        if args.trace_nodes is not None and max(args.trace_nodes) >= n:
+            raise InputError(f"--trace-nodes: the network has nodes 0..{n - 1}, got {max(args.trace_nodes)}")
+        write_packet_trace(result.hops, result.topology, args.packet_trace, args.trace_cycles, args.trace_nodes)
         data["packet_trace"] = args.packet_trace
 
 
@@ -729,6 +736,14 @@ def _load_basis_option(parser) -> None:
                              "(default: %(default)s; see traffic.uniform.load_basis)")
 
 
+def _trace_window_options(parser) -> None:
+    # not --cycles and --nodes, as harts trace names them: beside a config, --cycles reads as run.cycles
+    parser.add_argument("--trace-cycles", type=_cycle_window, metavar="A:B",
+                        help="--packet-trace keeps the visits that meet cycles A..B")
+    parser.add_argument("--trace-nodes", type=_node_list, metavar="N,N,...",
+                        help="--packet-trace keeps the visits at these nodes")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="harts", description="Cycle-accurate emulator of the HARTS routing controller.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -739,7 +754,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--link-map", type=_plot_file, metavar="FILE.png",
                      help="draw every link coloured by its utilisation and every node by its BMU bus interfaces")
     run.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
-                     help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
+                     help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev); times "
+                          "in cycles, shown as microseconds")
+    _trace_window_options(run)
     _set_option(run)
     run.set_defaults(func=cmd_run)
 
@@ -772,7 +789,9 @@ def build_parser() -> argparse.ArgumentParser:
     bcast.add_argument("--link-map", type=_plot_file, metavar="FILE.png",
                        help="draw every link coloured by its utilisation and every node by what fills first in it")
     bcast.add_argument("--packet-trace", type=_output_file, metavar="FILE.json",
-                       help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev)")
+                       help="write every packet's hops as a Chrome/Perfetto trace (open it at ui.perfetto.dev); times "
+                            "in cycles, shown as microseconds")
+    _trace_window_options(bcast)
     _set_option(bcast)
     bcast.set_defaults(func=cmd_broadcast)
 

@@ -27,7 +27,7 @@ traffic:
     - {cycle: 0, source: 60, destination: 1, length: 1024}
     - {cycle: 100, source: 0, destination: 60, length: 64}
 """
-US_PER_BYTE = Fraction(3, 2) / 6  # 1.5 us cycles, 6 bytes a cycle
+CYCLES_PER_BYTE = Fraction(1, 6)  # the trace is in cycles, 6 bytes a cycle
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -52,7 +52,7 @@ def test_the_trace_shows_each_packet_leave_arrive_wait_and_be_delivered_where_it
     assert [(v, track) for v, track, _, _ in sorted(slices["packet 2"], key=lambda s: s[2])] == \
         [(0, "out -1"), (60, "in -1")]
     for _, _, _, duration in slices["packet 1"]:
-        assert abs(duration - float(1024 * US_PER_BYTE)) < 1e-9
+        assert abs(duration - float(1024 * CYCLES_PER_BYTE)) < 1e-9
 
     # packet 1 found node 0's transmitter busy with packet 0: stored there until it left node 0's BMU
     stored = {e["ph"]: e for e in events if e.get("cat") == "stored" and e["name"] == "packet 1"}
@@ -67,7 +67,7 @@ def test_the_trace_shows_each_packet_leave_arrive_wait_and_be_delivered_where_it
     for column in range(dl.shape[1]):
         event = delivered[f"packet {dl[R.DL_UID, column]}"]
         assert event["pid"] - 1 == dl[R.DL_NODE, column]
-        assert abs(event["ts"] - float(dl[R.DL_TICK, column] * US_PER_BYTE)) < 1e-9
+        assert abs(event["ts"] - float(dl[R.DL_TICK, column] * CYCLES_PER_BYTE)) < 1e-9
 
 
 def test_every_transmission_arrives_once_and_no_track_holds_two_packets_at_once(tmp_path):
@@ -206,7 +206,7 @@ def _check_trace_holds_every_visit(result, events):
     once."""
     hops, topology = result.hops, result.topology
     rows = hops.rows
-    us = result.config["timing.clock_period_us"] / hops.ticks_per_cycle
+    cycles_per_tick = 1 / hops.ticks_per_cycle
     names = _track_names(events)
     slices = Counter()
     for e in events:
@@ -220,8 +220,8 @@ def _check_trace_holds_every_visit(result, events):
             if rows[port, i] >= 0:
                 track = f"{side} {topology.port_names[rows[port, i]]}" + (
                     f" vc {rows[vc, i]}" if hops.kernel == "flit" else "")
-                expected[name, v, track, round(rows[first, i] * us, 6),
-                         round((rows[last, i] - rows[first, i]) * us, 6)] += 1
+                expected[name, v, track, round(rows[first, i] * cycles_per_tick, 6),
+                         round((rows[last, i] - rows[first, i]) * cycles_per_tick, 6)] += 1
     assert slices == expected
     transmissions = np.count_nonzero(rows[R.HR_OUT_PORT] >= 0)
     if hops.kernel == "cut_through":
@@ -314,7 +314,7 @@ def test_flit_level_hop_records_are_traced_on_a_track_per_virtual_channel(tmp_pa
     topology = build_topology({"kind": "mesh", "dims": [3, 3]})
     assert hops.path(7) == [0, 1, 4] and hops.path(9) == [3, 4, 5]
     out = tmp_path / "flit.json"
-    write_packet_trace(hops, topology, 0.5, out)
+    write_packet_trace(hops, topology, out)
     events = json.loads(out.read_text())["traceEvents"]
     names = _track_names(events)
     slices = defaultdict(list)
@@ -322,8 +322,8 @@ def test_flit_level_hop_records_are_traced_on_a_track_per_virtual_channel(tmp_pa
         if e["ph"] == "X":
             slices[e["name"]].append((e["pid"] - 1, names[e["pid"], e["tid"]], e["ts"], e["dur"], e["args"]))
     assert [s[:4] for s in sorted(slices["packet 7"], key=lambda s: (s[2], s[1]))] == [
-        (0, "out +x0 vc 1", 1.0, 2.5), (1, "in +x0 vc 1", 1.5, 2.5), (1, "out +x1 vc 0", 2.5, 3.5),
-        (4, "in +x1 vc 0", 3.0, 3.5)]
+        (0, "out +x0 vc 1", 2, 5), (1, "in +x0 vc 1", 3, 5), (1, "out +x1 vc 0", 5, 7),
+        (4, "in +x1 vc 0", 6, 7)]
     assert slices["packet 7"][0][4] == {"uid": 7, "sent": "injected", "np_channel": 0}
     forwarded = next(s[4] for s in slices["packet 7"] if s[1] == "out +x1 vc 0")
     assert forwarded == {"uid": 7, "sent": "forwarded", "blocked_cycles": 1.0, "blocked_on_credit_cycles": 2.0}
@@ -332,16 +332,30 @@ def test_flit_level_hop_records_are_traced_on_a_track_per_virtual_channel(tmp_pa
     delivered = [(e["name"], e["ph"], e["pid"] - 1, e["ts"], e.get("args")) for e in events
                  if e.get("cat") == "delivered"]
     assert sorted(delivered, key=lambda e: (e[0], e[3])) == [
-        ("packet 7", "b", 4, 3.5, {"uid": 7, "receiver": "+x1", "np_channel": 1}), ("packet 7", "e", 4, 7.0, None),
-        ("packet 9", "b", 4, 1.5, {"uid": 9, "receiver": "+x0", "teed": True}),
-        ("packet 9", "b", 5, 2.5, {"uid": 9, "receiver": "+x0", "np_channel": 0}), ("packet 9", "e", 4, 3.5, None),
-        ("packet 9", "e", 5, 4.5, None)]
+        ("packet 7", "b", 4, 7, {"uid": 7, "receiver": "+x1", "np_channel": 1}), ("packet 7", "e", 4, 14, None),
+        ("packet 9", "b", 4, 3, {"uid": 9, "receiver": "+x0", "teed": True}),
+        ("packet 9", "b", 5, 5, {"uid": 9, "receiver": "+x0", "np_channel": 0}), ("packet 9", "e", 4, 7, None),
+        ("packet 9", "e", 5, 9, None)]
     flows = [(e["ph"], e["pid"] - 1, names[e["pid"], e["tid"]]) for e in events if e.get("cat") == "hop"]
     assert Counter(flows) == Counter([
         ("s", 0, "out +x0 vc 1"), ("f", 1, "in +x0 vc 1"), ("s", 1, "out +x1 vc 0"), ("f", 4, "in +x1 vc 0"),
         ("s", 1, "out +x1 vc 1"), ("f", 4, "in +x1 vc 1"), ("s", 3, "out +x0 vc 0"), ("f", 4, "in +x0 vc 0"),
         ("s", 4, "out +x0 vc 0"), ("f", 5, "in +x0 vc 0")])
     assert_no_track_holds_two_slices_at_once(events)
+    assert json.loads(out.read_text())["otherData"]["time_unit"].startswith("cycles")
+
+    # node 4 alone: its visits of packets 7, 8 and 9, no arrow (the other ends are cut off)
+    write_packet_trace(hops, topology, out, nodes=[4])
+    events = json.loads(out.read_text())["traceEvents"]
+    assert {(e["name"], e["pid"] - 1) for e in events if e["ph"] == "X"} == {("packet 7", 4), ("packet 8", 4),
+                                                                             ("packet 9", 4)}
+    assert not [e for e in events if e.get("cat") == "hop"]
+    # cycles 0-1: only packet 9's visit of node 3 has begun by cycle 1 (it leaves at 1; packet 7 leaves node 0 at
+    # 2); its arrow into node 4 is not kept, since that visit begins at 2, after the window
+    write_packet_trace(hops, topology, out, cycles=(0, 1))
+    events = json.loads(out.read_text())["traceEvents"]
+    assert {(e["name"], e["pid"] - 1) for e in events if e["ph"] == "X"} == {("packet 9", 3)}
+    assert not [e for e in events if e.get("cat") == "hop"]
 
 
 @pytest.mark.parametrize("name, algorithm", [("explicit_e5", "6bcast"), ("t3d_mesh_8x8", "pcp"),

@@ -14,7 +14,9 @@ What can overlap goes on the node's async tracks: "stored" (from the 'store' unt
 BMU) and "delivered" (into the NP: from its first byte into the BMU, or its head flit into an NP channel,
 until the NP has it; a teed copy, which goes to the NP as it goes on, for its transmission). A flow arrow
 joins each transmission to its arrival at the next node, and a packet a crashed source never sent is an
-instant at that node. Times are microseconds of the modelled hardware (the clock period a cycle).
+instant at that node. Times are clock cycles: the viewer's microsecond is one cycle (the file's otherData says
+so). A window of cycles and a set of nodes keep the visits that touch them; a flow arrow is kept when both its
+ends are.
 """
 
 from __future__ import annotations
@@ -57,12 +59,24 @@ class _Tracks:
         return metadata, tid
 
 
-def trace_events(hops: HopRecords, topology: Topology, clock_period_us: float):
-    """The trace events of a run's hop records, packet by packet."""
+def trace_events(hops: HopRecords, topology: Topology, cycles: tuple[int, int] | None = None,
+                 nodes: list[int] | None = None):
+    """The trace events of a run's hop records, packet by packet, in cycles; only the visits at `nodes` (None:
+    all) whose time at the node meets the window `cycles` (first, last; None: the whole run)."""
     rows = hops.rows
     first_in, last_in, first_out, last_out, stored = (
-        hops.cycles(f) * clock_period_us for f in (R.HR_FIRST_IN, R.HR_LAST_IN, R.HR_FIRST_OUT, R.HR_LAST_OUT,
-                                                   R.HR_STORED))
+        hops.cycles(f) for f in (R.HR_FIRST_IN, R.HR_LAST_IN, R.HR_FIRST_OUT, R.HR_LAST_OUT, R.HR_STORED))
+    kept = np.ones(rows.shape[1], bool)
+    if nodes is not None:
+        kept &= np.isin(rows[R.HR_NODE], nodes)
+    if cycles is not None:
+        came = rows[R.HR_IN_PORT] >= 0
+        start = np.where(came, first_in, first_out)
+        end = np.maximum(np.maximum(start, np.where(came, last_in, start)),
+                         np.where(rows[R.HR_OUT_PORT] >= 0, last_out, start))
+        delivered = np.isin(rows[R.HR_ACTION], (R.ACT_DELIVERED, R.ACT_TEED))
+        end = np.where(delivered, np.maximum(end, last_out), end)
+        kept &= (start <= cycles[1]) & (end >= cycles[0])
     blocked, credit = hops.cycles(R.HR_BLOCKED_OUTPUT), hops.cycles(R.HR_BLOCKED_CREDIT)
     tracks = _Tracks(hops, topology)
     for v in range(topology.n_nodes):
@@ -73,6 +87,8 @@ def trace_events(hops: HopRecords, topology: Topology, clock_period_us: float):
     for uid, visits in hops.by_packet():
         name = packet_name(uid)
         for k, i in enumerate(visits):
+            if not kept[i]:
+                continue
             v, q, d, action = (int(rows[f, i]) for f in (R.HR_NODE, R.HR_IN_PORT, R.HR_OUT_PORT, R.HR_ACTION))
             pid = v + 1
             ending = {}
@@ -85,7 +101,7 @@ def trace_events(hops: HopRecords, topology: Topology, clock_period_us: float):
                 yield from metadata
                 yield {"ph": "X", "name": name, "pid": pid, "tid": tid, "ts": first_in[i],
                        "dur": last_in[i] - first_in[i], "args": {"uid": uid, **ending}}
-                if k > 0 and _arrives(rows, visits[k - 1], i, topology):
+                if k > 0 and kept[visits[k - 1]] and _arrives(rows, visits[k - 1], i, topology):
                     yield {"ph": "f", "bp": "e", "name": "hop", "cat": "hop", "id": int(visits[k - 1]), "pid": pid,
                            "tid": tid, "ts": first_in[i]}
             elif ending:
@@ -102,7 +118,7 @@ def trace_events(hops: HopRecords, topology: Topology, clock_period_us: float):
                     args["blocked_on_credit_cycles"] = credit[i]
                 yield {"ph": "X", "name": name, "pid": pid, "tid": tid, "ts": first_out[i],
                        "dur": last_out[i] - first_out[i], "args": args}
-                if k + 1 < len(visits) and _arrives(rows, i, visits[k + 1], topology):
+                if k + 1 < len(visits) and kept[visits[k + 1]] and _arrives(rows, i, visits[k + 1], topology):
                     yield {"ph": "s", "name": "hop", "cat": "hop", "id": int(i), "pid": pid, "tid": tid,
                            "ts": first_out[i]}
             if action == R.ACT_STORED:
@@ -128,12 +144,16 @@ def _async(name: str, category: str, i: int, pid: int, start: float, end: float,
     yield {"ph": "e", "name": name, "cat": category, "id": int(i), "pid": pid, "ts": end}
 
 
-def write_packet_trace(hops: HopRecords, topology: Topology, clock_period_us: float, path: str | Path) -> int:
-    """Write the trace of a run's hop records to `path`; returns the number of events."""
+TIME_UNIT = "cycles: a microsecond in the viewer is one clock cycle"
+
+
+def write_packet_trace(hops: HopRecords, topology: Topology, path: str | Path, cycles: tuple[int, int] | None = None,
+                       nodes: list[int] | None = None) -> int:
+    """Write the trace of a run's hop records to `path` (trace_events' window); returns the number of events."""
     count = 0
     with replacing(path) as temporary, open(temporary, "w") as out:
-        out.write('{"displayTimeUnit": "ns", "traceEvents": [\n')
-        for event in trace_events(hops, topology, clock_period_us):
+        out.write('{"otherData": {"time_unit": "%s"}, "traceEvents": [\n' % TIME_UNIT)
+        for event in trace_events(hops, topology, cycles, nodes):
             out.write(("," if count else "") + json.dumps(event, separators=(",", ":")) + "\n")
             count += 1
         out.write("]}\n")
