@@ -193,8 +193,9 @@ def wake_next(switch, run, row, base, vcs, c):
             can = free & usable == usable
         else:
             can = free & usable != 0
-        if can and (i - last - 1) % span < best_key:
-            best_key = (i - last - 1) % span
+        key = (i - last - 1) % span  # the inputs after the last taker first, then round from the lowest
+        if can and key < best_key:
+            best_key = key
             best = i
             before_best = before
         before = i

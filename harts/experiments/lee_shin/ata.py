@@ -23,12 +23,14 @@ from ...controller import isa
 from ...controller import records as R
 from ...controller.microcode import assemble
 from ...errors import InputError, SimulationError
+from ...faults.fault_set import without_faults
 from ...machine.config import Config
 from ...machine.simulation import Simulation
 from ...machine.traffic import Traffic, build_traffic, initiations
 from ...network import node_count, port_count
 from ...network.hamiltonian import directed_cycles
 from ...np.kandlur_shin import ALGORITHMS as KANDLUR_SHIN
+from ...output import save_figure
 from ...reference.ihc import senders
 from ...reference.rs import rs_hops
 from ...reference.vsq import check as vsq_check
@@ -102,20 +104,13 @@ def prepare(config: Config, program: str, microcode: str, mu: int, length: int |
     """The config an algorithm runs on, the S, r, d calibrated on it without its faults, and the packet
     length (mu FIFO lengths unless given)."""
     config = on_controller(config, program, microcode)
-    timing = calibrate(fault_free(config))
+    timing = calibrate(without_faults(config))
     return config, timing, packet_length(mu, timing.d, config) if length is None else length
 
 
 def queued(config: Config, queueing: int) -> Config:
     """Every store-and-forward restart waits `queueing` = D cycles more: Table IV's queueing delay."""
     return config.with_values(timing__bmu_setup_cycles=config["timing.bmu_setup_cycles"] + queueing)
-
-
-def fault_free(config: Config) -> Config:
-    """The same network without faults: what S, r and d are calibrated on."""
-    return config.with_values(faults__crashed=[], faults__byzantine=[], faults__dead_links=[],
-                              faults__random_crashed=0, faults__random_byzantine=0, faults__random_dead_links=0,
-                              faults__corruption_probability=0.0)
 
 
 def packet_length(mu: int, d: Fraction, config: Config) -> int:
@@ -441,7 +436,7 @@ def plot_arrivals(run: AtaRun, path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...machine.config import defaults
+from ...output import save_figure
 from ..sweep import run_tasks, write_csv
 from .ata import run_algorithm
 
@@ -131,5 +132,5 @@ def draw(rows: list[dict], path: Path) -> None:
         ax.set_ylabel("all-to-all broadcast time (cycles)")
         ax.legend(fontsize=7)
     fig.suptitle(f"Paper 001: all-to-all reliable broadcast time against background load (mu = {MU})", fontsize=10)
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)

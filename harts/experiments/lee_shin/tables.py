@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ...machine.config import defaults
+from ...output import write_text
 from ..sweep import write_csv
 from .ata import MARK_CYCLES, AtaRun, run_algorithm, startup
 
@@ -199,10 +200,10 @@ def tables(results: Path) -> tuple[list[dict], list[dict]]:
     out = results / "paper001"
     out.mkdir(parents=True, exist_ok=True)
     write_csv(rows, out / "tables.csv")
-    (out / "tables.md").write_text(markdown(rows))
+    write_text(out / "tables.md", markdown(rows))
     worst = worst_case_rows()
     write_csv(worst, out / "worst_case.csv")
-    (out / "worst_case.md").write_text(worst_case_markdown(worst))
+    write_text(out / "worst_case.md", worst_case_markdown(worst))
     return rows, worst
 
 
@@ -332,7 +333,7 @@ def copy_into(results: Path, document: Path) -> None:
     text = document.read_text()
     for name in BLOCKS:
         text = splice(text, name, (results / "paper001" / name).read_text())
-    document.write_text(text)
+    write_text(document, text)
 
 
 if __name__ == "__main__":  # python -m harts.experiments.lee_shin.tables [RESULTS [DOCUMENT]]
