@@ -18,6 +18,7 @@ from harts.machine.patterns import (
     default_hotspot,
     destination_matrix,
     draw_destinations,
+    pattern_loads,
     synthetic_packets,
     throughput_bound,
 )
@@ -664,3 +665,52 @@ def test_random_permutation_bounds_lie_between_the_worst_and_the_injection_chann
         bound = throughput_bound(topo, "random_permutation", permutation_seed=seed)
         share = bound.sending_nodes / topo.n_nodes
         assert share / most * (1 - 1e-12) <= bound.throughput <= share * (1 + 1e-12)
+
+
+# --- the bounds in memory linear in the nodes ------------------------------------------------------------------------
+
+LOAD_SPECS = [{"kind": "mesh", "dims": [4, 4]}, {"kind": "torus", "dims": [5, 3]}, {"kind": "mesh", "dims": [3, 5, 2]},
+              {"kind": "torus", "dims": [6, 4, 3]}, {"kind": "torus", "dims": [8, 8]},
+              {"kind": "hypercube", "dimension": 4}, {"kind": "hex", "size": 4},
+              {"kind": "mesh_hypercube", "levels": 3, "cube": 4}]
+
+
+@pytest.mark.parametrize("spec", LOAD_SPECS, ids=lambda spec: "-".join(str(v) for v in spec.values()))
+@pytest.mark.parametrize("torus_tie", ["random", "positive"])
+def test_pattern_loads_are_the_walk_of_every_pair_of_the_destination_matrix(spec, torus_tie):
+    """pattern_loads sums uniform traffic axis by axis (or walks it a block at a time), hotspot traffic as its
+    uniform part plus the pairs to the hotspots: the same loads as walking every pair of P one by one."""
+    topo = build_topology(spec)
+    cases = [(pattern, {}) for pattern in PATTERNS] + [
+        ("hotspot", {"hotspot_nodes": [1, 5]}), ("hotspot", {"hotspot_nodes": [3], "hotspot_fraction": 0.5})]
+    compared = 0
+    for pattern, args in cases:
+        try:
+            P = destination_matrix(topo, pattern, **args)
+        except ValueError:  # a pattern the network cannot take is refused by both
+            with pytest.raises(ValueError):
+                pattern_loads(topo, pattern, torus_tie, **args)
+            continue
+        links, ejection, sending = pattern_loads(topo, pattern, torus_tie, **args)
+        np.testing.assert_allclose(links, channel_loads(topo, P, torus_tie=torus_tie), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ejection, P.sum(axis=0), rtol=1e-12)
+        assert np.array_equal(sending, P.sum(axis=1) > 0)
+        compared += 1
+    assert compared >= 4
+
+
+def test_a_128x128_bound_holds_no_node_by_node_matrix():
+    """One N x N matrix of floats on 128 x 128 nodes is 2.1 GB; the bounds take a few MB. Uniform's is 8/k on a k x k
+    torus (each of the 4 links of a node carries k/8 of a node's traffic, MODEL.md), times N/(N-1) as the basis
+    counts every node."""
+    import tracemalloc
+    topo = grid("torus", 128)
+    tracemalloc.start()
+    try:
+        bounds = {pattern: throughput_bound(topo, pattern) for pattern in ("uniform", "hotspot", "tornado")}
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, peak
+    n = 128 * 128
+    assert bounds["uniform"].throughput == pytest.approx(8 / 128 * (n - 1) / n, rel=1e-12)

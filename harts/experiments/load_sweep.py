@@ -15,7 +15,8 @@ round then runs loads evenly spaced inside the bracket (as many as there are wor
 the largest stable one and `hi` down to the smallest unstable one above it, until hi - lo <= SATURATION_TOLERANCE x
 hi. The result is known to that tolerance of the offered load,
 given the rule; how far the rule's own verdict can sit from a longer run's is a matter of the window (MODEL.md,
-Stability).
+Stability). Where the microprogram routes by dimension order and the bound is a link's, a load above the bound is
+unstable whatever the window shows (SweepPoint.link_bound): the search never reports a saturation above it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import hashlib
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from fractions import Fraction
 from pathlib import Path
@@ -35,6 +36,7 @@ from ..output import save_figure, write_text
 from .sweep import run_tasks, write_csv
 
 SATURATION_TOLERANCE = 0.01
+BOUND_SLACK = 1e-9  # a load this close above a link bound counts as at it (float rounding of fractions of it)
 BOUND_GROWTH = 1.5  # hi's growth while the run at hi is stable
 MAX_BOUND_GROWTHS = 8
 # what a point reports of its run's summary, in this order (the CSV's columns after pattern, rate and seed)
@@ -46,7 +48,7 @@ POINT_FIELDS = (
     "network_latency_mean_cycles", "network_latency_p50_cycles", "network_latency_p95_cycles",
     "network_latency_p99_cycles", "latency_max_cycles", "mean_hops", "stable", "packets", "packets_measured",
     "simulated_cycles", "wall_seconds")
-STABILITY_FIELDS = ("backlog_growth_flits", "backlog_threshold_flits", "growing_sources")
+STABILITY_FIELDS = ("backlog_growth_flits", "backlog_threshold_flits", "growing_sources", "above_link_bound")
 
 
 @dataclass(frozen=True)
@@ -77,11 +79,12 @@ class SweepPoint:
     rate: float  # offered load, flits/node/cycle averaged over all nodes
     seed: int
     nodes: int = 1  # for the cost estimate only
+    link_bound: float | None = None  # a load above this overloads a link for certain (Sweep.link_bounds), or None
 
     @property
     def key(self) -> str:
         text = json.dumps({"base": self.base.text, "pattern": self.pattern, "rate": repr(self.rate),
-                           "seed": self.seed}, sort_keys=True)
+                           "seed": self.seed, "link_bound": self.link_bound}, sort_keys=True)
         return "sweep-" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
@@ -100,9 +103,15 @@ class SweepPoint:
         except SimulationError as exc:  # a deadlock past saturation, say: no number, and unstable
             return {**row, **{f: None for f in POINT_FIELDS}, "stable": False, "error": str(exc)}
         summary = result.summary()
-        return {**row, **{f: summary.get(f) for f in POINT_FIELDS}, "stability": summary["stability"],
-                "latency_histogram": summary["latency_histogram"], "hops_histogram": summary["hops_histogram"],
-                "peak_buffer_flits": summary.get("peak_buffer_flits")}
+        row.update({f: summary.get(f) for f in POINT_FIELDS}, stability=summary["stability"],
+                   latency_histogram=summary["latency_histogram"], hops_histogram=summary["hops_histogram"],
+                   peak_buffer_flits=summary.get("peak_buffer_flits"))
+        if self.link_bound is not None and self.rate > self.link_bound * (1 + BOUND_SLACK):
+            # the busiest link is offered more than it carries: its sources fall behind for ever, however slowly
+            # a short window sees it (MODEL.md, Stability)
+            row["stable"] = False
+            row["stability"] = {**row["stability"], "stable": False, "above_link_bound": self.link_bound}
+        return row
 
 
 def parse_rates(text: str, what: str = "--rates") -> tuple[float, ...]:
@@ -124,9 +133,9 @@ def parse_rates(text: str, what: str = "--rates") -> tuple[float, ...]:
     return tuple(sorted(set(values)))
 
 
-def bound(config: Config, pattern: str) -> float:
-    """The pattern's channel-load bound on the config's network, in flits/node/cycle (under dimension-order routing:
-    harts.machine.patterns.throughput_bound); a pattern the network cannot take is an InputError."""
+def bound(config: Config, pattern: str):
+    """The pattern's channel-load bound on the config's network (harts.machine.patterns.Bound, under dimension-order
+    routing), its throughput in flits/node/cycle; a pattern the network cannot take is an InputError."""
     from ..machine.patterns import throughput_bound
     from ..network import build_topology
     topology = build_topology(config.topology_spec)
@@ -138,7 +147,16 @@ def bound(config: Config, pattern: str) -> float:
         found = throughput_bound(topology, pattern, cycles.numerator, torus_tie=config["routing.torus_tie"], **args)
     except ValueError as exc:
         raise InputError(f"--pattern {pattern}: {exc}") from None
-    return found.throughput * cycles.denominator
+    return replace(found, throughput=found.throughput * cycles.denominator)
+
+
+def routes_by_dimension_order(program) -> bool:
+    """Whether every forward and tee of the microprogram routes by dimension order: then a pattern's channel-load
+    bound is exact, and a load above it overloads a link."""
+    from ..controller import isa
+    code = program.code
+    forwards = (code[isa.CODE_OP] == isa.OP_FORWARD) | (code[isa.CODE_OP] == isa.OP_TEE)
+    return bool(forwards.any()) and bool((code[isa.CODE_ARG, forwards] == isa.VIA_DIMENSION_ORDER).all())
 
 
 @dataclass
@@ -162,10 +180,16 @@ class Sweep:
         simulation = Simulation(config)  # refuses what cannot run, before any point does
         self.nodes = simulation.nodes
         self.first_seed = config["run.seed"]
-        self.bounds = {pattern: bound(config, pattern) for pattern in self.patterns}
+        found = {pattern: bound(config, pattern) for pattern in self.patterns}
+        self.bounds = {pattern: b.throughput for pattern, b in found.items()}
+        # where the bound is a link's and the routers route as the bound assumes, a load above it is unstable whatever
+        # a window of the run shows; an injection or ejection bound depends on the NP's channels, and stays a guide
+        exact = routes_by_dimension_order(simulation.microprogram)
+        self.link_bounds = {pattern: b.throughput if exact and isinstance(b.bottleneck[0], int) else None
+                            for pattern, b in found.items()}
 
     def point(self, pattern: str, rate: float, seed: int) -> SweepPoint:
-        return SweepPoint(self.base, pattern, rate, seed, self.nodes)
+        return SweepPoint(self.base, pattern, rate, seed, self.nodes, self.link_bounds[pattern])
 
     def grid(self) -> list[SweepPoint]:
         points = []

@@ -38,7 +38,9 @@ bounds") derives each pattern's bound by hand.
 Channel loads (``channel_loads``) are those of dimension-order routing: the route offsets of
 ``Topology.route_offsets`` taken axis by axis, lowest axis first, a positive offset through the axis's
 positive port and a negative one through its negative port. They are computed by walking every (s, d)
-pair with P[s, d] > 0 through the neighbours table, independently of the simulator's routing code.
+pair with P[s, d] > 0 through the neighbours table, independently of the simulator's routing code. The bounds
+(``throughput_bound``) take them from ``pattern_loads``, which gives the same loads without an N x N matrix:
+uniform traffic on a grid is summed axis by axis, a permutation walks its N pairs (tests hold the two equal).
 
 Load basis of the bounds (``throughput_bound``, ``Bound``): offered load and throughput are in flits per
 node per cycle **averaged over all N nodes of the network**, whether or not a node sends. At offered load
@@ -195,7 +197,11 @@ def channel_loads(topology: Topology, P, routing: str = "dimension_order", torus
     if P.shape != (n, n):
         raise ValueError(f"P must have shape {(n, n)} for {topology.name}, got {P.shape}")
     src, dst = np.nonzero(P > 0)
-    weight = P[src, dst]
+    return _walk(topology, src, dst, P[src, dst], torus_tie)
+
+
+def _walk(topology: Topology, src, dst, weight, torus_tie: str, gamma=None) -> np.ndarray:
+    """channel_loads of the traffic `weight[k]` from src[k] to dst[k], walked pair by pair (added to `gamma`)."""
     offsets = topology.route_offsets(src, dst)
     if torus_tie == "random" and topology.kind == "torus":
         for axis, side in enumerate(int(s) for s in topology.shape):
@@ -206,8 +212,9 @@ def channel_loads(topology: Topology, P, routing: str = "dimension_order", torus
                 src, dst = np.concatenate([src, src[tie]]), np.concatenate([dst, dst[tie]])
                 weight = np.concatenate([np.where(tie, weight / 2, weight), weight[tie] / 2])
                 offsets = np.concatenate([offsets, other])
-    gamma = np.zeros(topology.neighbours.shape, dtype=float)
-    node = src.copy()
+    if gamma is None:
+        gamma = np.zeros(topology.neighbours.shape, dtype=float)
+    node = np.array(src, dtype=np.int64)
     for axis in range(topology.n_axes):
         t = offsets[:, axis]
         port = np.where(t > 0, topology.axis_positive[axis], topology.axis_negative[axis])
@@ -221,6 +228,108 @@ def channel_loads(topology: Topology, P, routing: str = "dimension_order", torus
     if not np.array_equal(node, dst):
         raise ValueError(f"the dimension-order walk of {topology.name}'s route offsets misses a destination")
     return gamma
+
+
+def pattern_loads(topology: Topology, pattern: str, torus_tie: str = "random", hotspot_nodes=None,
+                  hotspot_fraction: float = 0.2, permutation_seed: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(channel_loads, ejection loads, which nodes send) of a pattern, as destination_matrix and channel_loads give
+    them, in memory linear in the nodes: no N x N matrix. A permutation walks its N pairs. Uniform traffic on a mesh,
+    torus or hypercube is summed axis by axis (_uniform_grid_loads); on other networks its pairs are walked a block
+    of sources at a time. Hotspot traffic is its uniform part plus the pairs to the hotspots."""
+    if torus_tie not in TORUS_TIES:
+        raise ValueError(f"unknown torus_tie {torus_tie!r}; expected one of {', '.join(TORUS_TIES)}")
+    kind, detail = _pattern(topology, pattern, hotspot_nodes, hotspot_fraction, permutation_seed)
+    n = topology.n_nodes
+    nodes = np.arange(n)
+    if kind == "permutation":
+        moves = detail != nodes
+        gamma = _walk(topology, nodes[moves], detail[moves], np.ones(int(moves.sum())), torus_tie)
+        return gamma, np.bincount(detail[moves], minlength=n).astype(float), moves
+    gamma = _uniform_loads(topology, torus_tie)
+    ejection = np.ones(n)
+    if kind == "hotspot":
+        is_hot, fraction = detail
+        hot = np.flatnonzero(is_hot)
+        # a source with no other hotspot (the only hotspot itself) keeps all of its traffic uniform (_rows)
+        lone = hot if len(hot) == 1 else hot[:0]
+        gamma *= 1 - fraction
+        ejection *= 1 - fraction
+        for source in lone:  # its uniform row at full weight: add back the fraction taken from it
+            others = nodes[nodes != source]
+            _walk(topology, np.full(n - 1, source), others, np.full(n - 1, fraction / (n - 1)), torus_tie, gamma)
+            ejection[others] += fraction / (n - 1)
+        for target in hot:
+            senders = nodes[(nodes != target) & ~np.isin(nodes, lone)]
+            targets = len(hot) - is_hot[senders]  # the hotspots other than the sender itself
+            share = fraction / targets
+            _walk(topology, senders, np.full(len(senders), target), share, torus_tie, gamma)
+            ejection[target] += share.sum()
+    return gamma, ejection, np.ones(n, dtype=bool)
+
+
+def _uniform_loads(topology: Topology, torus_tie: str) -> np.ndarray:
+    """channel_loads of uniform traffic (1/(N-1) from every node to every other)."""
+    if topology.kind in ("mesh", "torus", "hypercube"):
+        return _uniform_grid_loads(topology, torus_tie)
+    n = topology.n_nodes
+    gamma = np.zeros(topology.neighbours.shape, dtype=float)
+    block = max(1, ROW_BLOCK // n)
+    for first in range(0, n, block):
+        sources = np.arange(first, min(n, first + block))
+        src = np.repeat(sources, n)
+        dst = np.tile(np.arange(n), len(sources))
+        keep = src != dst
+        _walk(topology, src[keep], dst[keep], np.full(int(keep.sum()), 1.0 / (n - 1)), torus_tie, gamma)
+    return gamma
+
+
+def _uniform_grid_loads(topology: Topology, torus_tie: str) -> np.ndarray:
+    """Uniform traffic's channel loads on a mesh, torus or hypercube (sides of 2, no wrap), axis by axis.
+
+    Dimension order takes axis a after the lower axes: a packet from s to d crosses axis a on the line whose lower
+    coordinates are d's and whose higher ones are s's, from s_a to d_a. A link of that line from position i is crossed
+    by the pairs (u, v) of positions whose one-axis route crosses it, times every choice of s's lower coordinates and
+    d's higher ones: N / side_a of them. Each pair carries 1 / (N - 1)."""
+    n = topology.n_nodes
+    sides = [2] * int(topology.shape[0]) if topology.kind == "hypercube" else [int(s) for s in topology.shape]
+    gamma = np.zeros(topology.neighbours.shape, dtype=float)
+    stride = 1
+    for axis, side in enumerate(sides):
+        position = (np.arange(n) // stride) % side
+        stride *= side
+        up, down = _line_crossings(side, topology.kind == "torus", torus_tie)
+        scale = (n // side) / (n - 1)
+        gamma[np.arange(n), topology.axis_positive[axis]] += up[position] * scale
+        gamma[np.arange(n), topology.axis_negative[axis]] += down[position] * scale
+    return gamma
+
+
+def _line_crossings(side: int, ring: bool, torus_tie: str) -> tuple[np.ndarray, np.ndarray]:
+    """On a line (or ring) of `side` positions, how many ordered pairs (u, v) route over the link from i to i + 1
+    (up[i]) and from i to i - 1 (down[i]), the shorter way round a ring, a tie half-way round going up
+    (torus_tie "positive") or half each way ("random"), as the torus's route offsets and channel_loads take them."""
+    u, v = (a.ravel() for a in np.meshgrid(np.arange(side), np.arange(side), indexing="ij"))
+    forward = (v - u) % side if ring else v - u
+    if ring:
+        forward = np.where(forward > side // 2, forward - side, forward)
+    tie = ring and side % 2 == 0 and torus_tie == "random"
+    half = (np.abs(forward) * 2 == side) if tie else np.zeros(len(u), dtype=bool)
+    weight = np.where(half, 0.5, 1.0)
+    up, down = np.zeros(2 * side + 1), np.zeros(2 * side + 1)
+    # a route of t > 0 hops up from u crosses the links from u, ..., u + t - 1 (mod side): a difference array over
+    # two laps, folded back
+    going_up = forward > 0
+    np.add.at(up, u[going_up], weight[going_up])
+    np.add.at(up, u[going_up] + forward[going_up], -weight[going_up])
+    going_down = (forward < 0) | half  # a tie's other half goes down
+    hops = np.abs(forward[going_down])
+    start = u[going_down] - hops + 1 + side  # the links from u, u - 1, ..., u - t + 1 (their start positions)
+    np.add.at(down, start, weight[going_down])
+    np.add.at(down, start + hops, -weight[going_down])
+    up, down = np.cumsum(up), np.cumsum(down)
+    up = up[:side] + up[side:2 * side]
+    down = down[:side] + down[side:2 * side]
+    return up, down
 
 
 @dataclass(frozen=True)
@@ -260,12 +369,11 @@ def throughput_bound(topology: Topology, pattern: str, flit_cycles: int = 1, tor
     (node, port) order, then ejection channels by node, then injection channels by node.
     """
     flit_cycles = require_int(flit_cycles, "flit_cycles", 1)
-    P = destination_matrix(topology, pattern, **pattern_args)
-    sending = P.sum(axis=1) > 0
+    links, ejection, sending = pattern_loads(topology, pattern, torus_tie, **pattern_args)
     n, n_send = topology.n_nodes, int(sending.sum())
     scale = n / n_send
-    links = channel_loads(topology, P, torus_tie=torus_tie) * scale
-    ejection = P.sum(axis=0) * scale
+    links = links * scale
+    ejection = ejection * scale
     worst = float(max(links.max(), ejection.max(), scale))
     tied = worst * (1 - _TIE)
     if links.max() >= tied:
