@@ -8,7 +8,7 @@ configs/booksim2_torus_8x8.yaml (the options set as BookSim2 has them) with the 
 ../shared/anchors/ by build_booksim2.sh (its defaults, with only the keys in BOOKSIM_BASE and the network set).
 Writes DIR/booksim2_compare.csv (one row per simulator, network, VCs and load), DIR/booksim2_saturation.csv
 (with --full: *_full.csv) and a figure of latency against offered load, both curves per network: with --full
-docs/booksim2_compare.png, which the README shows, else DIR/booksim2_compare.png. Without BookSim2 (no anchor archive, no compiler) it says why in one line and runs nothing.
+docs/booksim2_compare.png, which docs/explanation/validation.md shows, else DIR/booksim2_compare.png. Without BookSim2 (no anchor archive, no compiler) it says why in one line and runs nothing.
 
 Offered load is BookSim2's `injection_rate` in flits per node per cycle. BookSim2's uniform pattern sends 1/N of
 its packets to the source itself (they never enter the network, RandomInt(nodes - 1) in traffic.cpp); harts'
@@ -330,12 +330,13 @@ class PatternPoint:
     rate: float
     period: int = 10_000
     binary: str = ""
+    seed: int = SEED  # BookSim2's seed, harts' run.seed
 
     @property
     def key(self) -> str:
         # (the -pairs of BookSim2's: its runs with pair_stats, apart from sweep_booksim_patterns' runs without)
         return (f"patterns-{self.simulator}-{self.network}-{self.traffic}-vc2-{self.rate:g}-p{self.period}"
-                + ("-pairs" if self.simulator == "booksim2" else ""))
+                + ("-pairs" if self.simulator == "booksim2" else "") + (f"-s{self.seed}" if self.seed != SEED else ""))
 
     @property
     def cost(self) -> float:
@@ -347,22 +348,22 @@ class PatternPoint:
         if self.simulator == "booksim2":
             with tempfile.TemporaryDirectory() as folder:
                 measured = run_booksim(self.binary, self.network, 2, self.rate, self.period, traffic=self.traffic,
-                                       pair_stats=1, stats_out=f"{folder}/stats.m")
+                                       pair_stats=1, stats_out=f"{folder}/stats.m", seed=self.seed)
                 measured["latency_between_nodes"] = pair_latency(f"{folder}/stats.m")
             row.update(measured, offered_per_node=self.rate, sender_rate=self.rate)
         else:
-            row.update(run_harts_pattern(self.network, self.traffic, self.rate, self.period))
+            row.update(run_harts_pattern(self.network, self.traffic, self.rate, self.period, self.seed))
         row["carried"] = carried(row)
         return row
 
 
-def run_harts_pattern(network: str, traffic: str, rate: float, period: int) -> dict:
+def run_harts_pattern(network: str, traffic: str, rate: float, period: int, seed: int = SEED) -> dict:
     """harts on the network's booksim2 config under the pattern at BookSim2's load `rate` (sender_share), its window
     BookSim2's: a warm-up period, then three measured."""
     share = sender_share(network, traffic)
     config = load_config(CONFIGS[network]).with_values({
         "traffic.synthetic.pattern": HARTS_PATTERN[traffic], "traffic.synthetic.rate": rate * share,
-        "run.warmup_cycles": period, "run.cycles": 4 * period})
+        "run.warmup_cycles": period, "run.cycles": 4 * period, "run.seed": seed})
     result = Simulation(config).run(keep=False)
     s = result.summary()
     window = result.logs.window
@@ -397,6 +398,7 @@ def harts_to_saturation(network: str, traffic: str, period: int, results: Path, 
 
 FINE_STEP = 0.001  # the last pass's load step, over FINE_MARGIN either side of both simulators' edges
 FINE_MARGIN = 0.005
+SPREAD_ABOVE = 0.002  # seed_spread's top load: this far above seed 1's higher first-unstable load
 
 
 def compare_patterns(binary: str, out: Path, workers: int | None, period: int = 10_000) -> list[dict]:
@@ -459,6 +461,106 @@ def compare_patterns(binary: str, out: Path, workers: int | None, period: int = 
     write_csv(table_of(fine), out / "patterns_fine.csv")
     write_csv(table_of(latency_points), out / "patterns_latency.csv")
     return table
+
+
+def seed_spread(binary: str, out: Path, workers: int | None, seeds: int, names: list[tuple[str, str]],
+                period: int = 10_000) -> list[dict]:
+    """Each series' saturation under seeds 1..`seeds` in both simulators (--seed-spread). A seed's edge is the
+    largest carried load below the first from which none is carried, up to a top load: loads are run every FINE_STEP
+    downward from SPREAD_ABOVE above the higher first-unstable load of patterns_compare.csv (seed 1), and the first
+    carried one met is the edge. A seed that carries the top load has an edge of at least the top, and says so
+    (patterns_seeds.csv's top_carried). Writes patterns_seeds.csv: each simulator's edge per seed, their medians
+    and the ratio of the medians."""
+    import statistics
+
+    from harts.experiments.sweep import run_tasks, write_csv
+    known = _compare_rows(out, names)
+    top = {name: round(max(float(known[name]["booksim2_first_unstable"]), float(known[name]["harts_first_unstable"]))
+                       + SPREAD_ABOVE, 4) for name in names}
+    floor = {name: top[name] - 10 * FINE_MARGIN for name in names}  # a seed carrying nothing this far down: no edge
+    chains = {(name, simulator, seed): top[name] for name in names for simulator in ("booksim2", "harts")
+              for seed in range(SEED, SEED + seeds)}
+    edges = {}
+    while chains:
+        points = {chain: PatternPoint(chain[1], *chain[0], rate, period, binary if chain[1] == "booksim2" else "",
+                                      chain[2]) for chain, rate in chains.items()}
+        done = run_tasks(list(points.values()), out, resume=True, workers=workers,
+                         description=f"seeds, {len(points)} runs at or below the top")
+        for chain, point in points.items():
+            if carried(done[point.key]):
+                edges[chain] = point.rate
+                del chains[chain]
+            elif point.rate - FINE_STEP < floor[chain[0]] - 1e-9:
+                edges[chain] = None
+                del chains[chain]
+            else:
+                chains[chain] = round(point.rate - FINE_STEP, 4)
+    table = []
+    for name in names:
+        found = {simulator: [edges[name, simulator, seed] for seed in range(SEED, SEED + seeds)]
+                 for simulator in ("booksim2", "harts")}
+        medians = {simulator: statistics.median(e for e in values if e is not None) if any(
+            e is not None for e in values) else None for simulator, values in found.items()}
+        table.append({"network": name[0], "pattern": name[1], "seeds": seeds, "top": top[name],
+                      "booksim2_edges": found["booksim2"], "harts_edges": found["harts"],
+                      "booksim2_median": medians["booksim2"], "harts_median": medians["harts"],
+                      "median_ratio": medians["harts"] / medians["booksim2"]
+                      if medians["harts"] and medians["booksim2"] else None,
+                      "top_carried": sum(edge == top[name] for values in found.values() for edge in values)})
+    write_csv(_merged(out / "patterns_seeds.csv", table), out / "patterns_seeds.csv")
+    return table
+
+
+def _merged(path: Path, table: list[dict]) -> list[dict]:
+    """`table`'s rows, with the rows of the other series already in the CSV at `path` kept, in network and pattern
+    order: --series runs one series at a time and the file keeps them all."""
+    import csv
+    mine = {(r["network"], r["pattern"]) for r in table}
+    kept = []
+    if path.is_file():
+        with open(path) as handle:
+            kept = [r for r in csv.DictReader(handle) if (r["network"], r["pattern"]) not in mine]
+    order = {(n, t): i for i, (n, t) in enumerate((n, t) for n in ("mesh", "torus") for t in BOOKSIM_PATTERNS)}
+    return sorted(kept + table, key=lambda r: order[r["network"], r["pattern"]])
+
+
+def overload(binary: str, out: Path, workers: int | None, factor: float, names: list[tuple[str, str]],
+             period: int = 10_000) -> list[dict]:
+    """Each series' accepted throughput past saturation (--overload): both simulators at `factor` times BookSim2's
+    saturation load of patterns_compare.csv, seed 1, where every source on the busiest channel keeps a backlog and
+    what the network accepts is what it can carry. BookSim2's accepted rate counts the packets a node sends itself,
+    which cross no link: those are taken out (uniform: 1/N of what each node injected; bitrev, shuffle: the fixed
+    points' whole rate), so both count the flits delivered between different nodes, per node and cycle, over the
+    measured periods. Writes patterns_overload.csv."""
+    from harts.experiments.sweep import run_tasks, write_csv
+    known = _compare_rows(out, names)
+    load = {name: round(factor * float(known[name]["booksim2_saturation"]), 4) for name in names}
+    points = {(name, simulator): PatternPoint(simulator, *name, load[name], period,
+                                              binary if simulator == "booksim2" else "")
+              for name in names for simulator in ("booksim2", "harts")}
+    done = run_tasks(list(points.values()), out, resume=True, workers=workers, description="past saturation")
+    table = []
+    for name in names:
+        booksim, harts = (done[points[name, simulator].key] for simulator in ("booksim2", "harts"))
+        own = booksim["injected"] / NODES if name[1] == "uniform" else load[name] * (1 - sender_share(*name))
+        between = booksim["accepted"] - own
+        table.append({"network": name[0], "pattern": name[1], "offered": load[name], "factor": factor,
+                      "booksim2_accepted": between, "harts_accepted": harts["accepted"],
+                      "ratio": harts["accepted"] / between})
+    write_csv(_merged(out / "patterns_overload.csv", table), out / "patterns_overload.csv")
+    return table
+
+
+def _compare_rows(out: Path, names: list[tuple[str, str]]) -> dict:
+    """patterns_compare.csv's rows of the named series (the --patterns comparison's seed-1 edges)."""
+    import csv
+    with open(out / "patterns_compare.csv") as handle:
+        known = {(r["network"], r["pattern"]): r for r in csv.DictReader(handle)}
+    missing = [f"{n}:{t}" for n, t in names if (n, t) not in known]
+    if missing:
+        raise SystemExit(f"booksim2_compare: {out / 'patterns_compare.csv'} has no row for {', '.join(missing)}: "
+                         f"run --patterns first")
+    return known
 
 
 def harts_config(network: str, vcs: int, **overrides):
@@ -610,8 +712,16 @@ def main(argv=None) -> int:
                         help="the patterns comparison instead: tornado, neighbor, bitrev, shuffle and uniform on both "
                              "networks with 2 VCs, saturation and latency below 0.7 of it (EXPERIMENTS.md)")
     parser.add_argument("--png", type=Path, default=None,
-                        help="the figure (default: docs/booksim2_compare.png with --full, which the README shows; "
-                             "else booksim2_compare.png in --out)")
+                        help="the figure (default: docs/booksim2_compare.png with --full, which "
+                             "docs/explanation/validation.md shows; else booksim2_compare.png in --out)")
+    parser.add_argument("--seed-spread", type=int, metavar="K", default=0,
+                        help="each pattern series' saturation under seeds 1..K in both simulators, from the "
+                             "--patterns comparison's edges (patterns_seeds.csv)")
+    parser.add_argument("--overload", type=float, metavar="F", default=0,
+                        help="each pattern series' accepted throughput at F times BookSim2's saturation load, both "
+                             "simulators (patterns_overload.csv)")
+    parser.add_argument("--series", metavar="NETWORK:PATTERN[,...]",
+                        help="--seed-spread's and --overload's series (default: all ten), e.g. mesh:bitrev")
     args = parser.parse_args(argv)
     binary, why = booksim_binary()
     if binary is None:
@@ -619,6 +729,19 @@ def main(argv=None) -> int:
         return 0
     from harts.experiments.sweep import run_tasks, write_csv
 
+    names = ([tuple(item.split(":")) for item in args.series.split(",")] if args.series else
+             [(network, traffic) for network in ("mesh", "torus") for traffic in BOOKSIM_PATTERNS])
+    if args.overload:
+        for row in overload(binary, args.out, args.workers, args.overload, names):
+            print(f"{row['network']:6} {row['pattern']:9} at {row['offered']:g}: accepted BookSim2 "
+                  f"{row['booksim2_accepted']:.4f}, harts {row['harts_accepted']:.4f}, ratio {row['ratio']:.3f}")
+        return 0
+    if args.seed_spread:
+        for row in seed_spread(binary, args.out, args.workers, args.seed_spread, names):
+            ratio = f"{row['median_ratio']:.3f}" if row["median_ratio"] else "-"
+            print(f"{row['network']:6} {row['pattern']:9} BookSim2 {row['booksim2_edges']} median "
+                  f"{row['booksim2_median']}; harts {row['harts_edges']} median {row['harts_median']}; ratio {ratio}")
+        return 0
     if args.patterns:
         table = compare_patterns(binary, args.out, args.workers)
         plot_patterns(args.out, args.png or ROOT / "docs" / "booksim2_patterns.png")
