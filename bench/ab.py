@@ -11,7 +11,7 @@ that workload instead, its event loop alone as bench/cut_through_limit.py times 
 measured the same way as one to the engine.
 
 Why pairs of processes: on this machine the same code can run up to 20% faster or slower in one process than in
-the next; the runs within a process agree in a quiet phase, less in a busy one (bench/SPEED.md). So each of --pairs
+the next; the runs within a process agree in a quiet phase, less in a busy one (docs/explanation/performance.md, The machine moves). So each of --pairs
 pairs starts a fresh process per checkout (which one starts first alternates), runs the point once in each to warm
 up, then --runs times in each, alternating. A pair's ratio is the median of its runs, this / against; the point's
 ratio is the median over the pairs, with their range. Writes bench/results/ab.json.

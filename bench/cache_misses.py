@@ -11,7 +11,7 @@ AMD EPYC these counts were first made on) and a last level (16-way), by default 
 512 KiB per core), so that a last-level miss is a read or write that machine would serve from its shared L3 or from
 memory. The defaults stay the EPYC's so that counts compare across hosts. With `--last-level 8388608` it models the
 part of the EPYC's 32 MiB L3 that its other tenants left in their slow phases
-(bench/SPEED.md, Why the large networks are slower per hop: the step in read time lay between 4 and 8 MB then).
+(docs/explanation/performance.md, Why the large networks are slower per hop).
 Cachegrind's caches are exact LRU caches without prefetchers, so the counts say how much a run's data outgrows each
 level, not how long the misses take.
 

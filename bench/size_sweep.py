@@ -1,6 +1,6 @@
 """How each kernel's time per hop grows with the network, beside the size of the tables it reads at random and this
-machine's time for a random read from that much memory: the measurement behind issue 21's size ratios (bench/SPEED.md,
-Why the large networks are slower per hop). Writes bench/results/size_sweep.json.
+machine's time for a random read from that much memory: the measurement behind the size ratios
+(docs/explanation/performance.md, Why the large networks are slower per hop). Writes bench/results/size_sweep.json.
 
     python bench/size_sweep.py [--repeat 5] [--only cut-through|flit|flit-load|memory]
 

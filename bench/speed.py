@@ -1,7 +1,7 @@
 """Issue 21's figures in one dated run: each kernel against its speed-of-light model, flatness in size, start-up
 and BookSim2 side by side. Runs bench/cut_through_limit.py, bench/flits_limit.py, bench/start.py and
 bench/booksim2_speed.py one after another (each writes its own JSON in bench/results/), then collects the
-verdicts into bench/results/speed.json and prints the tables the README's Speed section quotes.
+verdicts into bench/results/speed.json and prints the tables docs/explanation/performance.md quotes.
 
     python bench/speed.py [--quick]
 

@@ -9,7 +9,7 @@ import shutil
 
 # the caches valgrind simulates, all with 64-byte lines: the L1d of the AMD EPYC these counts were first made on (32 KiB,
 # 8-way) and, by default, a 1 MiB 16-way last level (twice one of its cores' L2), kept so that counts compare across
-# hosts (bench/SPEED.md, Instructions and cache misses, counted)
+# hosts
 L1_BYTES, L1_WAYS = 32768, 8
 LAST_LEVEL_BYTES, LAST_LEVEL_WAYS = 1 << 20, 16
 

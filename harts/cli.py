@@ -327,7 +327,7 @@ def _figures(args, numbers: list[int]) -> int:
     from .machine.traffic import LOAD_BASES
     started = time.perf_counter()
     try:
-        bases = LOAD_BASES if args.load_basis == "both" else (args.load_basis,)
+        bases = LOAD_BASES if args.load_basis in (None, "both") else (args.load_basis,)
         written = reproduce(numbers, Path(args.results), quick=args.quick, resume=args.resume,
                             workers=args.workers, dask_scheduler=args.dask_scheduler,
                             progress=not args.no_progress, bases=bases)
@@ -373,6 +373,10 @@ def _broadcast_papers(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
+    not_here = [option for option, given in (("--load-basis", args.load_basis is not None and args.paper != "000"),
+                                             ("--quick", args.quick and args.paper == "001")) if given]
+    if not_here:
+        raise InputError(f"harts reproduce: {' and '.join(not_here)} does not apply to --paper {args.paper}")
     if args.paper in ("002", "003", "004"):
         return _broadcast_papers(args)
     if args.paper == "001":
@@ -571,7 +575,7 @@ def cmd_faults(args) -> int:
         algorithms = [name for name in BROADCASTS if runs_on(config, name)]
         if not algorithms:
             raise InputError("harts faults: no broadcast runs on this config's network, microprogram and NP ports: "
-                             "use --size N for paper 000's, or a config README's 'Which broadcast runs where' names")
+                             "use --size N for Kandlur & Shin's, or a config docs/reference/broadcasts.md names")
     else:
         algorithms = args.algorithm.split(",")
     for name in algorithms:
@@ -731,9 +735,9 @@ def _runner_options(parser) -> None:
 
 def _load_basis_option(parser) -> None:
     bases = KEY_BY_NAME["traffic.uniform.load_basis"].choices  # harts.machine.traffic.LOAD_BASES, which loads numpy
-    parser.add_argument("--load-basis", choices=[*bases, "both"], default="both",
+    parser.add_argument("--load-basis", choices=[*bases, "both"],
                         help="read the load as offered link utilisation, per-node generation, or both "
-                             "(default: %(default)s; see traffic.uniform.load_basis)")
+                             "(default: both; see traffic.uniform.load_basis)")
 
 
 def _trace_window_options(parser) -> None:
@@ -748,8 +752,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="harts", description="Cycle-accurate emulator of the HARTS routing controller.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    run = sub.add_parser("run", help="run the simulation a config file describes and print a summary")
-    run.add_argument("config", help="YAML config (see README for the keys)")
+    run = sub.add_parser("run", help="run the traffic a config describes, on the kernel its microprogram's switching "
+                                     "picks, and print a summary")
+    run.add_argument("config", help="YAML config: a path or the name of a shipped config (docs/reference/config.md "
+                                     "lists the keys); one with no traffic of its own is refused, naming the "
+                                     "broadcasts that run on it")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--link-map", type=_plot_file, metavar="FILE.png",
                      help="draw every link coloured by its utilisation and every node by its BMU bus interfaces")
@@ -760,20 +767,26 @@ def build_parser() -> argparse.ArgumentParser:
     _set_option(run)
     run.set_defaults(func=cmd_run)
 
-    cal = sub.add_parser("calibrate", help="measure S, r, d at zero load and the residual of S + rM + (h-1)d")
-    cal.add_argument("--config", help="YAML config (default: built-in defaults, E-5)")
-    cal.add_argument("--json", action="store_true")
+    cal = sub.add_parser("calibrate", help="measure S, r, d at zero load and the residual of S + rM + (h-1)d "
+                                           "(wormhole: M in flits; circuit: alpha + h delta + L tau)")
+    cal.add_argument("--config", help="YAML config (default: built-in defaults, E-5); its topology and timing, "
+                                      "not its traffic: the probes run alone, one at a time from node 0 to every "
+                                      "node; a config with faults is refused")
+    cal.add_argument("--json", action="store_true",
+                     help="print the fit as JSON: the model, its terms (S_cycles, r_cycles_per_flit, "
+                          "d_cycles_per_hop, or alpha_cycles, delta_cycles_per_hop, tau_cycles_per_flit) and "
+                          "max_residual_cycles")
     _set_option(cal)
     cal.set_defaults(func=cmd_calibrate)
 
     bcast = sub.add_parser("broadcast", help="run one broadcast and report its latency and copies")
     bcast.add_argument("--algorithm", required=True, choices=choices.BROADCASTS,
-                       help="which broadcast; README (Which broadcast runs where) gives the networks, switching "
-                            "and NP ports of each")
-    bcast.add_argument("--size", type=_mesh_size, help="paper 000's algorithms: run on the hexagonal mesh E-size "
+                       help="which broadcast; docs/reference/broadcasts.md gives the networks, switching and "
+                            "NP ports of each, and a pair that does not fit is refused before anything runs")
+    bcast.add_argument("--size", type=_mesh_size, help="Kandlur & Shin's algorithms: run on the hexagonal mesh E-size "
                                                        "(default: the config's topology, which must be hex)")
     bcast.add_argument("--source", type=_non_negative_int, default=0)
-    bcast.add_argument("--length", type=_positive_int, help="message length: bytes for paper 000's algorithms "
+    bcast.add_argument("--length", type=_positive_int, help="message length: bytes for Kandlur & Shin's algorithms "
                                                             "(default 64), flits for the others (default 100)")
     bcast.add_argument("--packets", type=_positive_int, help="dc, htree: packets the message (htree: each half) "
                                                              "is cut into (default: the paper's B_opt, rounded)")
@@ -796,11 +809,12 @@ def build_parser() -> argparse.ArgumentParser:
     bcast.set_defaults(func=cmd_broadcast)
 
     faults = sub.add_parser("faults", help="what a broadcast tolerates: random crashed or Byzantine nodes, and "
-                                           "what every non-faulty node decides (paper 000) or whether it was reached")
+                                           "what every non-faulty node decides (Kandlur & Shin's) or whether it "
+                                           "was reached (the others')")
     faults.add_argument("--algorithm", required=True,
                         help="a broadcast of harts broadcast, a comma list, or 'all' (every one that runs on the "
                              "config)")
-    faults.add_argument("--size", type=_mesh_size, help="paper 000's algorithms: run on the hexagonal mesh E-size "
+    faults.add_argument("--size", type=_mesh_size, help="Kandlur & Shin's algorithms: run on the hexagonal mesh E-size "
                                                         "(default: the config's topology)")
     which = faults.add_mutually_exclusive_group(required=True)
     which.add_argument("--crash", type=_non_negative_int, metavar="F", help="up to F crashed nodes")
@@ -811,11 +825,14 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--trials", type=_int_from(1, "positive", MAX_TRIALS), default=100,
                         help="random fault sets per count")
     faults.add_argument("--length", type=_positive_int,
-                        help="message length: bytes for paper 000's algorithms (default 64), flits for the others "
+                        help="message length: bytes for Kandlur & Shin's algorithms (default 64), flits for the others "
                              "(default 100)")
     faults.add_argument("--seed", type=_non_negative_int, default=1)
-    faults.add_argument("--config", help="YAML config (background traffic, reception deadline, ...)")
-    faults.add_argument("--json", action="store_true")
+    faults.add_argument("--config", help="YAML config (background traffic, reception deadline, ...); one with node "
+                                         "or link faults of its own is refused, as each trial draws its own")
+    faults.add_argument("--json", action="store_true",
+                        help="print every count's results as JSON; \"report\" says what they measure: \"decisions\" "
+                             "or \"reached\"")
     faults.add_argument("--plot", type=_plot_file, metavar="FILE.png",
                         help="correct-decision fraction against faults")
     _set_option(faults)
@@ -823,13 +840,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     microcode = sub.add_parser("microcode", help="tools for microprograms")
     microcode_sub = microcode.add_subparsers(dest="tool", required=True, parser_class=_Parser)
-    check = microcode_sub.add_parser("check", help="assemble a microprogram; print its listing or its errors")
-    check.add_argument("file")
+    check = microcode_sub.add_parser("check", help="assemble a microprogram; print its listing (address, label, "
+                                                   "instruction, operands, cycles; * marks a shared instruction) or "
+                                                   "its errors with line numbers")
+    check.add_argument("file", help="the microprogram's YAML file")
     check.set_defaults(func=cmd_microcode_check)
 
     trace = sub.add_parser("trace", help="write a VCD waveform of chosen nodes (open it in GTKWave)")
-    trace.add_argument("config")
-    trace.add_argument("--vcd", type=_output_file, required=True, metavar="OUT.vcd")
+    trace.add_argument("config", help="YAML config: a path or the name of a shipped config; its traffic runs")
+    trace.add_argument("--vcd", type=_output_file, required=True, metavar="OUT.vcd", help="the VCD file to write")
     trace.add_argument("--nodes", type=_node_list, help="comma list (default: node 0 and its neighbours)")
     trace.add_argument("--cycles", type=_cycle_window, default=(0, 2000), metavar="A:B",
                        help="cycles to record (default: 0:2000)")
@@ -841,15 +860,15 @@ def build_parser() -> argparse.ArgumentParser:
     _set_option(trace)
     trace.set_defaults(func=cmd_trace)
 
-    figure = sub.add_parser("figure", help="reproduce one of the paper's Figs 10-14 (PNG and CSV)")
+    figure = sub.add_parser("figure", help="reproduce one of Kandlur & Shin's Figs 10-14 (PNG and CSV)")
     figure.add_argument("number", type=int, choices=[10, 11, 12, 13, 14])
     _sweep_options(figure)
     _load_basis_option(figure)
     figure.set_defaults(func=cmd_figure)
 
-    again = sub.add_parser("reproduce", help="reproduce paper 000's Figs 10-14, paper 001's Tables II-IV, "
-                                             "paper 002's Figs 4-6, paper 003's MH broadcast or paper 004's "
-                                             "torus broadcasts")
+    again = sub.add_parser("reproduce", help="reproduce Kandlur & Shin's Figs 10-14, Lee & Shin's Tables II-IV, "
+                                             "Al-Dubai et al.'s Figs 4-6, Al-Mahadeen & Omari's MH broadcast or "
+                                             "Peters & Syska's torus broadcasts")
     again.add_argument("--paper", choices=["000", "001", "002", "003", "004"], default="000",
                        help="000: Kandlur & Shin's Figs 10-14 (default); 001: Lee & Shin's Tables II-IV and "
                             "the time against background load (--quick and --load-basis do not apply); 002: "
@@ -883,13 +902,16 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{', '.join(KEY_BY_NAME['traffic.synthetic.pattern'].choices)}")
     loads = sweep_.add_mutually_exclusive_group()
     loads.add_argument("--rates", metavar="A:B:STEP|LIST",
-                       help="offered loads in flits/node/cycle: A:B:STEP (B included) or a comma list")
+                       help="offered loads in flits/node/cycle (traffic.synthetic.rate; the config's "
+                            "traffic.uniform.load is set to 0, and --set can give it back as background): A:B:STEP "
+                            "(B included) or a comma list")
     loads.add_argument("--bound-fractions", metavar="A:B:STEP|LIST",
                        help="offered loads as fractions of each pattern's channel-load bound (default: 0.1:1:0.1 "
                             "unless --rates is given)")
     sweep_.add_argument("--to-saturation", action="store_true",
-                        help="also find each pattern's saturation throughput, to 1%% of the offered load (README, "
-                             "harts sweep)")
+                        help="also find each pattern's saturation throughput: the accepted throughput of the "
+                             "largest offered load at which every seed's run is stable, bracketed to 1%% of the "
+                             "offered load")
     sweep_.add_argument("--seeds", type=_int_from(1, "positive", 1000), default=1,
                         help="runs per point, seeds run.seed, run.seed + 1, ... (default: %(default)s)")
     sweep_.add_argument("--plot", type=_plot_file, metavar="FILE.png",
@@ -897,8 +919,8 @@ def build_parser() -> argparse.ArgumentParser:
     _runner_options(sweep_)
     sweep_.set_defaults(func=cmd_sweep)
 
-    ata = sub.add_parser("ata", help="all-to-all reliable broadcast of paper 001 in dedicated mode, against "
-                                      "its Table II formula")
+    ata = sub.add_parser("ata", help="Lee & Shin's all-to-all reliable broadcast in dedicated mode, against "
+                                      "its Table II formula (cut-through configs only)")
     ata.add_argument("--algorithm", choices=choices.ATA_ALGORITHMS, default="ihc",
                      help="ihc (any network with a decomposition), ks (KS-ATA: 6-BCAST from each node in "
                           "turn, hexagonal mesh), vsq (VSQ-ATA, square torus of odd side), vrs (VRS-ATA: "

@@ -116,6 +116,17 @@ def test_theorem_4_eta_mu_1_is_paced_by_the_relaying_receiver_not_by_d():
     assert wire.completion_cycles == 12 + 8 + 14 * 10 and wire.contention_free
 
 
+def test_a_packet_longer_than_mu_fifo_lengths_makes_senders_eta_hops_apart_meet():
+    """SQ_4, eta = mu = 2, M = 54 bytes: rM + the 8-byte idle gap is 9 + 8/6 cycles, more than mu d = 10, so a
+    sender's transmitter is still busy when the packet from eta hops back reaches it. Table II's 2(7 + 9 + 14 x 5) =
+    172 does not hold: the run takes 297.5 cycles, with refused transmitters (MODEL.md, Symbols)."""
+    assert R * 54 + Fraction(8, 6) > 2 * D
+    run = ihc(defaults().with_values(topology={"kind": "torus", "dims": [4, 4]}), 2, 2, length=54)
+    assert run.formula_cycles == table_two(16, 2, 54) == 172
+    assert run.completion_cycles == Fraction(595, 2)
+    assert not run.contention_free and "was refused a transmitter" in run.first_contention
+
+
 @pytest.mark.parametrize("m, setup, ihc_cycles, frs_cycles", [
     (4, 5, 178, 175),  # S = 11 >= mu^2 d / 2 = 10, the paper's condition, and FRS is faster
     (4, 7, 182, 185),  # S = 13: (m - 1)S > 2N + 4 = 36
@@ -288,7 +299,6 @@ def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
     assert "| IHC | Q_8 |" in out
     import csv
 
-    from harts.experiments.lee_shin.tables import BLOCKS, docs_block
     rows = list(csv.DictReader((tmp_path / "paper001" / "tables.csv").open()))
     plain = [r for r in rows if not r["claim"]]
     # two tables: a header of two lines each and a blank line between them
@@ -317,10 +327,10 @@ def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
     assert all(float(r["engine_cycles"]) == float(r["longest_path_cycles"]) and r["contention_free"] == "True"
                for r in worst)
     assert (tmp_path / "paper001" / "worst_case.md").read_text().startswith("Table IV with tau_S = S + 1 = 8 cycles")
-    # the docs show reproduce's tables as written
-    experiments = (REPO / "EXPERIMENTS.md").read_text()
-    for name in BLOCKS:
-        assert docs_block(experiments, name) == (tmp_path / "paper001" / name).read_text(), name
+    # the kept tables, which EXPERIMENTS.md shows (tests/test_splice.py), are this run's
+    for name in ("tables.md", "worst_case.md"):
+        kept = REPO / "bench" / "results" / "reproduce" / "paper001" / name
+        assert kept.read_text() == (tmp_path / "paper001" / name).read_text(), name
     load = list(csv.DictReader((tmp_path / "paper001" / "load.csv").open()))
     assert (tmp_path / "paper001" / "load.png").read_bytes()[:4] == b"\x89PNG"
     for row in load:  # every copy arrives; never faster than the dedicated best case, which rho = 0 is
@@ -554,6 +564,31 @@ def test_the_vsq_pattern_fails_on_even_tori_which_vsq_refuses():
     assert all(check(m) for m in (4, 6, 8))
     with pytest.raises(Exception, match="square 2-D tori of odd side"):
         vsq_ata(defaults().with_values(topology={"kind": "torus", "dims": [6, 6]}), 2)
+
+
+@pytest.mark.parametrize("m", [4, 6, 8])
+@pytest.mark.parametrize("split", ["lower", "upper"])
+@pytest.mark.parametrize("middle", ["N", "S"])
+def test_neither_halving_nor_either_way_round_the_middle_row_saves_the_vsq_pattern_on_even_tori(
+        monkeypatch, m, split, middle):
+    """The pattern's variants on even m: the east tree's spine branches in columns 1..h with h = m/2 - 1 (the shipped
+    one) or m/2, and the antipodal row m/2 is reached going north or south. Each fails `check`. On odd m every variant
+    is the shipped pattern, and passes."""
+    from harts.reference import vsq
+
+    def east_legs(m, a, b):
+        h = (m - 1) // 2 if m % 2 or split == "lower" else m // 2
+        a, b = a % m, b % m
+        if b == 0:
+            return [("E", a)]
+        north = b < m - b or (b == m - b and middle == "N")
+        vertical = ("N", b) if north else ("S", m - b)
+        if a == 0:
+            return [("E", 1), vertical, ("W", 1)]
+        return [("E", a), vertical] if a <= h else [("E", h), vertical, ("E", a - h)]
+    monkeypatch.setattr(vsq, "east_legs", east_legs)
+    assert vsq.check(m)
+    assert vsq.check(5) == []
 
 
 def test_one_vsq_broadcast_on_the_engine_uses_the_models_links_and_latency():

@@ -2,9 +2,9 @@
 example on its pages runs and prints what the page shows.
 
 Examples follow docs/index.md's conventions: a ```bash or ```python block runs, and a ```text block right after it is
-the output it must print (`...` stands for any text); a ```yaml block with title="FILE" is a file the page has the
-reader save. A block preceded by the line `<!-- not run: REASON -->` is left out, and says why. The blocks of one page
-run in order in one folder, where configs/ and microcode/ stand as in a checkout."""
+the output it must print (`...` stands for any text); a ```yaml or ```python block with title="FILE" is a file the
+page has the reader save. A block preceded by the line `<!-- not run: REASON -->` is left out, and says why. The
+blocks of one page run in order in one folder, where configs/ and microcode/ stand as in a checkout."""
 
 from __future__ import annotations
 
@@ -256,7 +256,7 @@ def examples(page: Path) -> list[tuple[str, str, str | None]]:
     listed = list(blocks(page.read_text()))
     for i, (language, info, body, not_run) in enumerate(listed):
         assert language in LANGUAGES, f"{page.name}: a ```{language} block (examples are bash or python)"
-        if language == "yaml" and "title=" in info:
+        if language in ("yaml", "python") and "title=" in info:
             found.append(("file", re.search(r'title="([^"]+)"', info).group(1), body))
         elif language in ("bash", "python") and not not_run:
             following = listed[i + 1] if i + 1 < len(listed) else None
@@ -265,14 +265,24 @@ def examples(page: Path) -> list[tuple[str, str, str | None]]:
     return found
 
 
-PAGES = sorted(DOCS.rglob("*.md"))
+PAGES = sorted(DOCS.rglob("*.md")) + [REPO / "README.md"]  # the README's examples run as the pages' do
 PAGES_WITH_EXAMPLES = [p for p in PAGES if any(kind != "file" for kind, *_ in examples(p))]
 
 
+def page_name(page: Path) -> str:
+    """A page's path under docs/, or the README's from the repository's root."""
+    return (page.relative_to(DOCS) if page.is_relative_to(DOCS) else page.relative_to(REPO)).as_posix()
+
+
 def test_the_pages_that_teach_have_examples():
-    names = {p.relative_to(DOCS).as_posix() for p in PAGES_WITH_EXAMPLES}
+    names = {page_name(p) for p in PAGES_WITH_EXAMPLES}
     assert {"tutorials/first-wormhole-experiment.md", "how-to/coming-from-booksim2.md", "reference/microcode-flit.md",
             "reference/microcode-cut-through.md", "reference/python-api.md"} <= names
+    assert {"README.md", "tutorials/python-loop.md", "reference/broadcasts.md",
+            "reference/configs-and-networks.md"} <= names
+    assert {"tutorials/harts-and-fig10.md", "tutorials/writing-a-microprogram.md", "tutorials/np-broadcast.md"} <= names
+    assert {"how-to/faults.md", "how-to/traces-and-waveforms.md", "how-to/dask.md", "how-to/large-networks.md",
+            "how-to/reproducing-papers.md"} <= names
 
 
 def matches(shown: str, printed: str) -> bool:
@@ -285,7 +295,7 @@ def test_shown_output_is_matched_with_ellipses_and_nothing_else():
     assert not matches("a\n", "a\nb\n")
 
 
-@pytest.mark.parametrize("page", PAGES_WITH_EXAMPLES, ids=lambda p: p.relative_to(DOCS).as_posix())
+@pytest.mark.parametrize("page", PAGES_WITH_EXAMPLES, ids=lambda p: page_name(p))
 def test_every_example_on_the_page_runs_and_prints_what_it_shows(page, tmp_path, monkeypatch):
     for name in ("configs", "microcode"):
         (tmp_path / name).symlink_to(REPO / name)
@@ -307,3 +317,73 @@ def test_every_example_on_the_page_runs_and_prints_what_it_shows(page, tmp_path,
             printed = out.getvalue()
         if shown is not None:
             assert matches(shown, printed), f"{page.name}: {code}\nshows:\n{shown}\nprinted:\n{printed}"
+
+
+# ---- the benchmark and BookSim2 tables (docs/explanation/performance.md, validation.md) ---------------------------
+
+def table_rows(markdown: str) -> list[str]:
+    """The body rows of the Markdown tables in a generated part (header and separator lines left out)."""
+    lines = markdown.splitlines()
+    return [line for i, line in enumerate(lines) if line.startswith("|") and not line.startswith("|---")
+            and not (i + 1 < len(lines) and lines[i + 1].startswith("|---"))]
+
+
+def bench_json(name: str) -> dict:
+    import json
+    return json.loads((hooks.RESULTS / name).read_text())
+
+
+def test_each_bench_table_renders_every_record_of_its_results_file():
+    speed, start = bench_json("speed.json"), bench_json("start.json")
+    size_sweep, overhead = bench_json("size_sweep.json"), bench_json("sweep_overhead.json")
+    expected = {
+        "speed": [p["network"] for p in speed["points"]],
+        "sizes": [name for name, ratios in speed["sizes"].items() for _ in ratios],
+        "events": [p["network"] for p in bench_json("cut_through_limit.json")["points"]],
+        "start": [hooks.start_command(name, start["run_config"]["cycles"])
+                  for name in start["whole_process_seconds"]["this"]],
+        "booksim2-speed": [str(p["rate_flits_per_node_cycle"]) for p in bench_json("booksim2_speed.json")["points"]],
+        "size-sweep": [p["network"] for p in size_sweep["cut_through"] + size_sweep["flit"]],
+        "memory-reads": [f"{p['ns_per_read']:.1f}" for p in size_sweep["memory"]],
+        "sweep-overhead": [key.removeprefix("workers_") for key in overhead if key.startswith("workers_")],
+        "trace-memory": [f"{p['packets']:,}" for p in bench_json("trace_memory.json")["points"]],
+    }
+    assert set(expected) == set(hooks.BENCH_TABLES)
+    for name, keys in expected.items():
+        rows = table_rows(hooks.generate(f"bench-table {name}"))
+        assert len(rows) == len(keys), name
+        assert all(key in row for key, row in zip(keys, rows)), name
+
+
+def test_each_booksim2_table_renders_every_row_of_its_csv():
+    import csv
+    for name in ("saturation", "saturation_full"):
+        with (hooks.RESULTS / "booksim2" / f"booksim2_{name}.csv").open() as f:
+            source = list(csv.DictReader(f))
+        rows = table_rows(hooks.generate(f"booksim2-table {name}"))
+        assert len(rows) == len({(r["network"], r["virtual_channels"]) for r in source}), name
+        for r in source:  # each simulator's zero-load latency in its network's row
+            assert any(f"8x8 {r['network']} | {r['virtual_channels']} |" in row
+                       and f"{float(r['latency_at_lightest']):.1f}" in row for row in rows), (name, r)
+    with (hooks.RESULTS / "booksim2" / "patterns_compare.csv").open() as f:
+        source = list(csv.DictReader(f))
+    rows = table_rows(hooks.generate("booksim2-table patterns"))
+    assert [row.split(" | ")[:2] for row in rows] == [[f"| 8x8 {r['network']}", r["pattern"]] for r in source]
+
+
+def test_the_performance_and_validation_pages_show_every_table():
+    performance = (DOCS / "explanation" / "performance.md").read_text()
+    validation = (DOCS / "explanation" / "validation.md").read_text()
+    assert all(f"<!-- generated: bench-table {name} -->" in performance for name in hooks.BENCH_TABLES)
+    assert all(f"<!-- generated: booksim2-table {name} -->" in validation
+               for name in ("saturation", "saturation_full", "patterns"))
+
+
+def test_a_missing_results_file_fails_the_build(monkeypatch, tmp_path):
+    monkeypatch.setattr(hooks, "RESULTS", tmp_path)
+    for name in [f"bench-table {n}" for n in hooks.BENCH_TABLES] + \
+            [f"booksim2-table {n}" for n in ("saturation", "saturation_full", "patterns")]:
+        with pytest.raises(FileNotFoundError, match="is missing"):
+            hooks.generate(name)
+    with pytest.raises(ValueError, match="unknown bench-table"):
+        hooks.generate("bench-table speeds")

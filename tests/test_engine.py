@@ -126,6 +126,30 @@ def test_far_past_saturation_full_bmus_drop_and_count_instead_of_deadlocking():
     assert result.network.nodes[:, S.ND_BMU_PEAK].max() <= config()["bmu.capacity_bytes"]
 
 
+def test_small_waiting_bmus_deadlock_past_saturation():
+    """E-5 with 1 KB BMUs at link load 0.8 (past its saturation at 0.7): with waiting flow control a cycle of full
+    BMUs blocks, and the engine stops naming the full BMUs (MODEL.md, A full BMU)."""
+    busy = config(5, traffic__uniform__load=0.8, run__cycles=5000, bmu__capacity_bytes=1024, run__deadlock_cycles=5000)
+    with pytest.raises(SimulationError, match=r"deadlock: no packet moved .* BMUs are within 512 bytes of full"):
+        Simulation(busy.with_values(bmu__when_full="wait")).run()
+
+
+@pytest.mark.parametrize("size, load", [(5, 0.65), (7, 0.7), (9, 0.7)])
+def test_below_saturation_dropping_and_waiting_bmus_give_identical_runs(size, load):
+    """Just below saturation (0.7 on E-5, 0.75 on E-7 and E-9: EXPERIMENTS.md) no BMU comes within a packet of its
+    64 KB, so no packet is dropped and no promise refused: the two policies deliver the same copies at the same ticks.
+    The fullest BMU, promises included, holds at most 10.5 KB (MODEL.md, A full BMU)."""
+    cfg = config(size, traffic__uniform__load=load, run__cycles=20000)
+    drop = Simulation(cfg.with_values(bmu__when_full="drop")).run()
+    wait = Simulation(cfg.with_values(bmu__when_full="wait")).run()
+    assert np.array_equal(drop.deliveries, wait.deliveries)
+    assert drop.summary()["dropped_by_bmu_overflow"] == 0
+    longest = max(item.value for item in cfg["traffic.uniform.lengths"].value)  # 512 bytes
+    for result in (drop, wait):
+        peak = result.summary()["bmu_peak_bytes"]
+        assert peak + longest <= cfg["bmu.capacity_bytes"] and peak <= 10.5 * 1024
+
+
 def test_adaptive_forward_takes_the_axis_with_most_hops_left_lower_axis_on_a_tie():
     """harts.yaml's adaptive route at zero load, where the first port it tries is free: hop by hop, the productive
     axis with the most hops left, the lower axis when two have as many (the choice is made with selects in the

@@ -147,6 +147,33 @@ def test_with_no_fault_tolerance_a_dead_link_on_every_route_still_ends_the_run()
     assert (result.packets[R.PL_DROPPED] == R.DROP_DEAD_LINK).all()
 
 
+# ---- the packet pool ---------------------------------------------------------------------------------------------
+
+def test_traffic_given_whole_reserves_a_record_per_unicast_and_holds_only_those_in_flight(monkeypatch):
+    """MODEL.md, Memory: an 8x8 mesh (wormhole, 2 VCs x 8 flits) at 0.1 flits/node/cycle of 8-flit packets for 20,000
+    cycles, as bench/flits_limit.py runs it, reserves 16,035 records (a Poisson count of mean 16,000) and holds at
+    most 52 at once. The peak is counted again from the packet log: records alive from creation to completion."""
+    from harts.controller.flits import state as FS
+    from harts.machine.patterns import synthetic_packets
+
+    reserved, empty_pool = [], FS.empty_pool
+
+    def pool(capacity, words):
+        reserved.append(capacity)
+        return empty_pool(capacity, words)
+    monkeypatch.setattr(FS, "empty_pool", pool)
+    sim = machine(spec={"kind": "mesh", "dims": [8, 8]}, flow__virtual_channels=2, flow__buffer_flits=8)
+    create, source, destination, flits = synthetic_packets(sim.topology, "uniform", 0.1, 8, 20_000, 1)
+    result = sim.run(unicast(create, source, destination, flits * sim.params.flit_bytes))
+    assert abs(len(create) - 0.1 * 64 * 20_000 / 8) < 3 * 16_000 ** 0.5
+    assert reserved == [len(create)] == [16_035]
+    made, done = result.packets[R.PL_CREATE], result.packets[R.PL_COMPLETE]
+    change = np.concatenate([np.ones_like(made), -np.ones_like(done)])
+    order = np.lexsort((change, np.concatenate([made, done])))  # at one cycle, records let go before new ones
+    alive = np.cumsum(change[order]).max()
+    assert result.summary()["packets_in_flight_peak"] == alive == 52
+
+
 # ---- hop records and the contention certificate --------------------------------------------------------------
 
 def random_unicasts(n_nodes, count, seed, spread, flit_bytes=6):

@@ -289,3 +289,19 @@ def test_an_output_file_appears_whole_or_not_at_all(tmp_path):
     assert target.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
     write_text(target, "new\n")
     assert target.read_text() == "new\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+
+
+@pytest.mark.parametrize("args, option", [(["--paper", "001", "--quick"], "--quick"),
+                                          (["--paper", "002", "--load-basis", "node"], "--load-basis"),
+                                          (["--paper", "004", "--load-basis", "both"], "--load-basis")])
+def test_reproduce_refuses_an_option_that_does_not_apply_to_the_paper(capsys, args, option):
+    assert refused(capsys, "reproduce", *args) == \
+        f"harts: error: harts reproduce: {option} does not apply to --paper {args[1]}"
+
+
+def test_copies_per_node_leave_crashed_nodes_out(capsys):
+    """6-BCAST on E-5 with nodes 3 and 10 crashed: each other node still gets 4 to 6 copies (the crashed ones none)."""
+    out, _ = succeeded(capsys, "broadcast", "--algorithm", "6bcast", "--size", "5", "--set", "faults.crashed=[3, 10]",
+                       "--json")
+    summary = json.loads(out)
+    assert summary["copies_per_node_min"] == 4 and summary["copies_per_node_max"] == 6

@@ -78,7 +78,8 @@ class BroadcastRun:
     def summary(self) -> dict:
         counts = self.copies_per_node()
         topo = self.result.topology
-        others = [counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source]
+        crashed = self.result.faults.node_fault == R.FAULT_CRASH  # a crashed node receives nothing by definition
+        others = [counts.get(v, 0) for v in range(topo.n_nodes) if v != self.source and not crashed[v]]
         return {
             "algorithm": self.algorithm,
             "topology": topo.name,

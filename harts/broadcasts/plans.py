@@ -96,7 +96,8 @@ class PlanRun:
     def summary(self) -> dict:
         topology = self.plan.topology
         counts = Counter((c.node, c.piece) for c in self.copies)
-        others = [counts[(v, piece)] for v in range(topology.n_nodes) if v != self.plan.source
+        crashed = self.result.faults.node_fault == R.FAULT_CRASH  # a crashed node receives nothing by definition
+        others = [counts[(v, piece)] for v in range(topology.n_nodes) if v != self.plan.source and not crashed[v]
                   for piece in range(self.plan.pieces)]
         dl = self.result.deliveries
         background = dl[R.DL_UID] < R.NP_UID_BASE

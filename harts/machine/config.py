@@ -64,7 +64,7 @@ class Key:
 
     @property
     def allowed(self) -> str:
-        """The values the key takes, as the README's table shows them."""
+        """The values the key takes, as the config reference (docs/reference/config.md) shows them."""
         return ", ".join(self.choices) if self.choices else _bounds(self).removeprefix("in ")
 
 

@@ -79,7 +79,7 @@ def trace_events(hops: HopRecords, topology: Topology, cycles: tuple[int, int] |
         kept &= (start <= cycles[1]) & (end >= cycles[0])
     blocked, credit = hops.cycles(R.HR_BLOCKED_OUTPUT), hops.cycles(R.HR_BLOCKED_CREDIT)
     tracks = _Tracks(hops, topology)
-    for v in range(topology.n_nodes):
+    for v in np.unique(rows[R.HR_NODE, kept]).tolist():  # the nodes the trace shows: a window stays small
         yield {"ph": "M", "name": "process_name", "pid": v + 1,
                "args": {"name": f"node {v} ({topology.coordinates(v)})"}}
         yield {"ph": "M", "name": "process_sort_index", "pid": v + 1, "args": {"sort_index": v}}

@@ -3,7 +3,7 @@ VRS-ATA and FRS, in dedicated mode against their Table II formulas evaluated wit
 S, r and d, in the worst case (every hop stored, queueing delay D) against Table IV, and over background
 traffic.
 
-The paper's symbols map onto the engine's latency model S + rM + (h-1)d (MODEL.md, "Paper 001"):
+The paper's symbols map onto the engine's latency model S + rM + (h-1)d (MODEL.md, "Lee & Shin's IHC"):
 tau_S + mu alpha = S + rM (a packet's start-up and transmission), alpha = d (one cut-through). A packet
 is mu FIFO lengths long, L tau_L = mu alpha; here that is the longest whole number of cycles that, with
 the forced idle gap after it, fits in mu d: M = bytes_per_cycle x floor(mu d - idle gap), so that packets
@@ -364,7 +364,8 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
     except SimulationError as exc:
         if start and "receiver FIFO overflow" in str(exc):
             raise SimulationError(f"{exc}. Raise timing.receiver_fifo_bytes: over background traffic, IHC's "
-                                  f"receivers held up to 288 bytes (EXPERIMENTS.md, paper 001)") from None
+                                  f"receivers held up to 288 bytes (EXPERIMENTS.md, Lee & Shin, Receiver FIFOs)"
+                                  ) from None
         raise
     n = sim.topology.n_nodes
     dl = result.deliveries
@@ -449,7 +450,7 @@ def _first_contention(result, dl, traffic) -> str | None:
     """The first wait of the schedule's packets, from the packet log: whose packet, at which node and cycle,
     and what for; and how many packets first waited at that cycle. A delivered copy carries its packet's marks
     as they stand when it is delivered, which can include a wait of its head further on, so the copies' marks
-    would name a copy that was not late (MODEL.md, Paper 001)."""
+    would name a copy that was not late (MODEL.md, "Lee & Shin's IHC")."""
     if not (dl[R.DL_CONTENTION] != 0).any():
         return None
     pl = result.packets

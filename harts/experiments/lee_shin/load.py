@@ -5,7 +5,7 @@ same fixed schedule as in dedicated mode; its time is from its start to its last
 runs with several seeds of the background traffic; the figure shows their mean and range, with each
 algorithm's dedicated best case and its worst case (every hop stored, D = 0) beside it. Receiver FIFOs
 are 256 bytes here: with 64, an IHC packet that queues behind another while the relay's refused-forward
-path runs overflows the FIFO (MODEL.md, "Paper 001").
+path runs overflows the FIFO (MODEL.md, "Lee & Shin's IHC").
 """
 
 from __future__ import annotations

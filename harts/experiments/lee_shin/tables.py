@@ -10,14 +10,14 @@ paper's formulas evaluated with the calibrated S, r and d (tau_S = S, alpha = d,
   restart is S + 1 cycles, since a receiver marks the copy for its NP (ata.MARK_CYCLES), so Table IV is
   evaluated with tau_S = S + 1 (FRS: tau_S = S).
 
-EXPERIMENTS.md shows tables.md and worst_case.md as written: `python -m harts.experiments.lee_shin.tables
-RESULTS` copies them into its marked blocks, and tests/test_ata.py fails when the copies differ.
+EXPERIMENTS.md shows tables.md and worst_case.md as written: bench/results/reproduce/paper001/ keeps them, and
+`python -m harts.experiments.splice RESULTS` refreshes them and the page's blocks. tests/test_ata.py fails when a
+new run's files differ from the kept ones.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -303,40 +303,3 @@ def markdown(rows: list[dict]) -> str:
         f"{number(r['formula_cycles'])} | {'yes' if r['contention_free'] else 'no'} | {r['measured']} |\n"
         for r in claims)
     return first + "\n" + second
-
-
-# EXPERIMENTS.md holds tables.md and worst_case.md between these lines
-BLOCKS = ("tables.md", "worst_case.md")
-
-
-def markers(name: str) -> tuple[str, str]:
-    begin = (f"<!-- paper001/{name} as `harts reproduce --paper 001` writes it; copied by "
-             f"`python -m harts.experiments.lee_shin.tables RESULTS` -->\n")
-    return begin, f"<!-- end of paper001/{name} -->\n"
-
-
-def docs_block(text: str, name: str) -> str:
-    """The copy of paper001/`name` in a document."""
-    begin, end = markers(name)
-    start = text.index(begin) + len(begin)
-    return text[start:text.index(end, start)]
-
-
-def splice(text: str, name: str, content: str) -> str:
-    """The document with its copy of paper001/`name` replaced by `content`."""
-    begin, end = markers(name)
-    start = text.index(begin) + len(begin)
-    return text[:start] + content + text[text.index(end, start):]
-
-
-def copy_into(results: Path, document: Path) -> None:
-    text = document.read_text()
-    for name in BLOCKS:
-        text = splice(text, name, (results / "paper001" / name).read_text())
-    write_text(document, text)
-
-
-if __name__ == "__main__":  # python -m harts.experiments.lee_shin.tables [RESULTS [DOCUMENT]]
-    arguments = sys.argv[1:]
-    copy_into(Path(arguments[0] if arguments else "harts-results"),
-              Path(arguments[1] if len(arguments) > 1 else Path(__file__).resolve().parents[3] / "EXPERIMENTS.md"))
