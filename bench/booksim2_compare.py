@@ -451,6 +451,7 @@ def compare_patterns(binary: str, out: Path, workers: int | None, period: int = 
             "booksim2_zero_load": pairs[0][0]["latency_between_nodes"], "harts_zero_load": pairs[0][1]["latency_mean"],
             "latency_gap_max": max(gaps, key=abs), "latency_gaps": [round(g, 4) for g in gaps]})
     write_csv(table, out / "patterns_compare.csv")
+    write_patterns_markdown(out)
 
     def table_of(points):
         listed = [{k: v for k, v in done[p.key].items() if k != "key"} for p in points]
@@ -656,8 +657,22 @@ def plot(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def write_patterns_markdown(out: Path) -> str:
+    """patterns_compare.md, the table EXPERIMENTS.md shows (harts.experiments.splice copies it there), from
+    patterns_compare.csv; returns it."""
+    import csv
+
+    from harts.output import write_text
+    with open(out / "patterns_compare.csv", newline="") as handle:
+        table = [{k: v if k in ("network", "pattern") else float(v) for k, v in row.items() if k != "latency_gaps"}
+                 for row in csv.DictReader(handle)]
+    text = patterns_markdown(table)
+    write_text(out / "patterns_compare.md", text)
+    return text
+
+
 def patterns_markdown(table: list[dict]) -> str:
-    """The table EXPERIMENTS.md shows, from compare_patterns' rows (loads in BookSim2's injection_rate)."""
+    """The patterns table, from compare_patterns' rows (loads in BookSim2's injection_rate)."""
     lines = ["| network | pattern | BookSim2 saturation | harts saturation (same rule) | harts / BookSim2 | "
              "`harts sweep --to-saturation` | zero-load latency, BookSim2 / harts | largest latency gap at 0.1-0.7 "
              "of saturation |", "|---|---|---|---|---|---|---|---|"]
@@ -722,7 +737,12 @@ def main(argv=None) -> int:
                              "simulators (patterns_overload.csv)")
     parser.add_argument("--series", metavar="NETWORK:PATTERN[,...]",
                         help="--seed-spread's and --overload's series (default: all ten), e.g. mesh:bitrev")
+    parser.add_argument("--tables", action="store_true",
+                        help="only write patterns_compare.md again from patterns_compare.csv (runs nothing)")
     args = parser.parse_args(argv)
+    if args.tables:
+        print(write_patterns_markdown(args.out), end="")
+        return 0
     binary, why = booksim_binary()
     if binary is None:
         print(f"booksim2_compare: skipped: {why}")
@@ -743,9 +763,9 @@ def main(argv=None) -> int:
                   f"{row['booksim2_median']}; harts {row['harts_edges']} median {row['harts_median']}; ratio {ratio}")
         return 0
     if args.patterns:
-        table = compare_patterns(binary, args.out, args.workers)
+        compare_patterns(binary, args.out, args.workers)
         plot_patterns(args.out, args.png or ROOT / "docs" / "booksim2_patterns.png")
-        print(patterns_markdown(table), end="")
+        print((args.out / "patterns_compare.md").read_text(), end="")
         return 0
     period = PERIOD[args.full]
     tasks = []

@@ -498,17 +498,10 @@ def booksim2_saturation(stem: str) -> str:
 
 
 def booksim2_patterns() -> str:
-    """bench/booksim2_compare.py --patterns's table (patterns_compare.csv), as that script prints it."""
+    """bench/booksim2_compare.py --patterns's table (patterns_compare.md, as that script prints it and EXPERIMENTS.md
+    shows it), and what it says, from patterns_compare.csv."""
     rows = result_csv("booksim2/patterns_compare.csv")
-    lines = ["| network | pattern | BookSim2 saturation | harts saturation (the same rule) | harts / BookSim2 | "
-             "`harts sweep --to-saturation` (harts' own rule) | zero-load latency, BookSim2 / harts | "
-             "largest latency gap at 0.1-0.7 of saturation |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        f = {k: float(v) for k, v in r.items() if k not in ("network", "pattern", "latency_gaps")}
-        lines.append(f"| 8x8 {r['network']} | {r['pattern']} | {f['booksim2_saturation']:.3f} | "
-                     f"{f['harts_saturation']:.3f} | {f['saturation_ratio']:.3f} | {f['harts_search_stable']:.3f} "
-                     f"({f['search_ratio']:.3f}) | {f['booksim2_zero_load']:.1f} / {f['harts_zero_load']:.1f} | "
-                     f"{100 * f['latency_gap_max']:+.1f}% |")
+    lines = result_file("booksim2/patterns_compare.md").read_text().rstrip("\n").splitlines()
     gap = max(abs(float(r["latency_gap_max"])) for r in rows)
     zero = max(abs(float(r["harts_zero_load"]) - float(r["booksim2_zero_load"])) for r in rows)
     within = sum(abs(float(r["saturation_ratio"]) - 1) <= 0.03 for r in rows)

@@ -369,6 +369,11 @@ def test_each_booksim2_table_renders_every_row_of_its_csv():
         source = list(csv.DictReader(f))
     rows = table_rows(hooks.generate("booksim2-table patterns"))
     assert [row.split(" | ")[:2] for row in rows] == [[f"| 8x8 {r['network']}", r["pattern"]] for r in source]
+    for name, stem in (("seeds", "patterns_seeds"), ("overload", "patterns_overload")):
+        with (hooks.RESULTS / "booksim2" / f"{stem}.csv").open() as f:
+            source = list(csv.DictReader(f))
+        rows = table_rows(hooks.generate(f"booksim2-table {name}"))
+        assert [row.split(" | ")[:2] for row in rows] == [[f"| 8x8 {r['network']}", r["pattern"]] for r in source]
 
 
 def test_the_performance_and_validation_pages_show_every_table():
@@ -376,7 +381,7 @@ def test_the_performance_and_validation_pages_show_every_table():
     validation = (DOCS / "explanation" / "validation.md").read_text()
     assert all(f"<!-- generated: bench-table {name} -->" in performance for name in hooks.BENCH_TABLES)
     assert all(f"<!-- generated: booksim2-table {name} -->" in validation
-               for name in ("saturation", "saturation_full", "patterns"))
+               for name in ("saturation", "saturation_full", "patterns", "seeds", "overload"))
 
 
 def test_a_missing_results_file_fails_the_build(monkeypatch, tmp_path):
