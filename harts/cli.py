@@ -420,7 +420,7 @@ def cmd_load(args) -> int:
               f"{row['pattern']:15s} bound {row['bound']:.4f}  saturation {row['saturation']:.4f} "
               f"({row['saturation_fraction_of_bound']:.2f} of the bound)")
     name = output_name(args.microcode, args.torus_tie)
-    print(f"wrote {args.results}/switching/{name}_load.csv, _saturation.csv and _load.png; wall time "
+    print(f"wrote {args.results}/switching/{name}_load.csv, _saturation.csv, _saturation.md and _load.png; wall time "
           f"{time.perf_counter() - started:.0f} s")
     return 0
 

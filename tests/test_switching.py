@@ -85,3 +85,16 @@ def test_past_saturation_every_packet_still_arrives_and_latency_climbs(monkeypat
     assert heavy["peak_buffer_flits"] == 8  # buffers fill, and never above their depth
     assert light["stable"] and not heavy["stable"]
     assert saturation([light, heavy])[0]["saturation"] == light["offered"]
+
+
+def test_the_saturation_table_is_a_row_per_network_and_pattern_and_a_column_per_router():
+    """harts load's saturation_markdown, which EXPERIMENTS.md shows: rows as the CSV gives them, fractions to 0.01."""
+    from harts.experiments.switching.load import saturation_markdown
+    saturated = [{"virtual_channels": v, "buffer_flits": b, "network": n, "pattern": p,
+                  "saturation_fraction_of_bound": f}
+                 for (n, p), fractions in ((("mesh 8x8", "uniform"), (0.65, 0.7)),
+                                           (("torus 8x8", "bit_complement"), (0.6, 1.0)))
+                 for (v, b), f in zip(((2, 8), (4, 16)), fractions)]
+    assert saturation_markdown(saturated) == (
+        "| network | pattern | 2 VCs x 8 | 4 VCs x 16 |\n|---|---|---|---|\n"
+        "| mesh 8x8 | uniform | 0.65 | 0.70 |\n| torus 8x8 | bit-complement | 0.60 | 1.00 |\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ...machine.patterns import throughput_bound
 from ...network.build import build_topology
-from ...output import save_figure
+from ...output import save_figure, write_text
 from ..load_sweep import Base, Sweep, run_points
 from ..sweep import write_csv
 
@@ -111,7 +111,7 @@ def load_sweep(results: Path, microcode: str = "wormhole", fractions=FRACTIONS, 
                torus_tie: str = "random", resume: bool = False, workers: int | None = None,
                dask_scheduler: str | None = None, progress: bool = True) -> list[dict]:
     """Run every network's and router's sweep (in one pool of workers) and write switching/NAME_load.csv,
-    NAME_saturation.csv and NAME_load.png."""
+    NAME_saturation.csv, NAME_saturation.md (the table EXPERIMENTS.md shows) and NAME_load.png."""
     every = sweeps(microcode, fractions, routers, torus_tie)
     grids = {where: sweep.grid() for where, sweep in every.items()}
     found = iter(run_points([point for grid in grids.values() for point in grid], results, resume=resume,
@@ -123,9 +123,28 @@ def load_sweep(results: Path, microcode: str = "wormhole", fractions=FRACTIONS, 
     out.mkdir(parents=True, exist_ok=True)
     name = output_name(microcode, torus_tie)
     write_csv(rows, out / f"{name}_load.csv")
-    write_csv(saturation(rows), out / f"{name}_saturation.csv")
+    saturated = saturation(rows)
+    write_csv(saturated, out / f"{name}_saturation.csv")
+    write_text(out / f"{name}_saturation.md", saturation_markdown(saturated))
     draw(rows, out / f"{name}_load.png", microcode)
     return rows
+
+
+PATTERN_NAMES = {"bit_complement": "bit-complement"}
+
+
+def saturation_markdown(saturated: list[dict]) -> str:
+    """The saturation table EXPERIMENTS.md shows: a row per network and pattern, a column per router (VCs x
+    buffer), each the saturation as a fraction of the pattern's channel-load bound."""
+    routers = list(dict.fromkeys((r["virtual_channels"], r["buffer_flits"]) for r in saturated))
+    by = {(r["network"], r["pattern"], r["virtual_channels"], r["buffer_flits"]): r for r in saturated}
+    lines = ["| network | pattern | " + " | ".join(f"{v} VCs x {b}" for v, b in routers) + " |",
+             "|---|---|" + "---|" * len(routers)]
+    for network, pattern in dict.fromkeys((r["network"], r["pattern"]) for r in saturated):
+        fractions = [by[network, pattern, v, b]["saturation_fraction_of_bound"] for v, b in routers]
+        lines.append(f"| {network} | {PATTERN_NAMES.get(pattern, pattern)} | "
+                     + " | ".join(f"{f:.2f}" for f in fractions) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def draw(rows: list[dict], path: Path, microcode: str) -> None:
