@@ -85,3 +85,28 @@ def test_sbcast_copies_cut_through_less_under_load():
     assert idle_share >= light["cut_through_share"] > heavy["cut_through_share"]
     assert idle_transmissions <= light["transmissions_per_copy"] < heavy["transmissions_per_copy"]
     assert light["marked_share"] < heavy["marked_share"]
+
+
+def test_the_tables_experiments_md_shows_are_rows_of_the_csvs():
+    """bmu.md: a row per structure (the default in bold), a column per size; spread.md: a row per timing in order of
+    d / (S + rM), the increases rounded to whole percent. Rows made by hand, not by a run."""
+    from harts.experiments.kandlur_shin.sensitivity import bmu_markdown, spread_markdown
+
+    def bmu(interfaces, queues, size, load, link, interface):
+        return {"bus_interfaces": interfaces, "queues": queues, "size": size, "saturation_load": load,
+                "saturated_link_utilisation": link, "saturated_bmu_interface_utilisation": interface}
+    assert bmu_markdown([bmu(1, "single", 5, 0.3, 0.271, 1.0), bmu(1, "single", 7, 0.35, 0.32, 0.996),
+                         bmu(6, "single", 5, 0.7, 0.69, 0.9962), bmu(6, "single", 7, 0.75, 0.72, 0.99)]) == (
+        "| BMU structure | E-5 | E-7 |\n|---|---|---|\n"
+        "| 1 interface, single queue | 0.3 (0.27; 1.00) | 0.35 (0.32; 1.00) |\n"
+        "| **6, single (default)** | **0.7 (0.69; 1.00)** | **0.75 (0.72; 0.99)** |\n")
+
+    def spread(setup, delay, load, ratio, increases, points):
+        return {"bmu_setup_cycles": setup, "link_delay_cycles": delay, "load": load, "S": 7.0 + setup, "d": 5.0,
+                "d_over_S_plus_rM": ratio, "zero_load_spread_points": 21.3, "spread_points": points,
+                **{f"{a}bcast_increase": v for a, v in zip((4, 5, 6), increases)}}
+    assert spread_markdown([spread(50, 0, 0.05, 0.058, (36.3, 53.6, 60.2), 23.8),
+                            spread(1, 0, 0.05, 0.132, (41.7, 57.4, 65.5), 23.9)]) == (
+        "| S | d | d / (S + rM) | zero-load spread (formula, same S, r, d) | measured at 0.05: 4/5/6-BCAST (spread) |\n"
+        "|---|---|---|---|---|\n"
+        "| 57 | 5 | 0.058 | 21 | 36%, 54%, 60% (24) |\n| 8 | 5 | 0.132 | 21 | 42%, 57%, 66% (24) |\n")

@@ -59,6 +59,7 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     done = run_tasks(probes, results, description="BMU structures", **options)
     bmu_rows = [bmu_row(probe, done[probe.key]) for probe in probes]
     write_csv(bmu_rows, out / "bmu.csv")
+    write_text(out / "bmu.md", bmu_markdown(bmu_rows))
     draw_bmu(bmu_rows, precision.name, out / "bmu.png")
 
     variants = [timing_model(setup, delay) for setup in SETUP_CYCLES for delay in LINK_DELAYS]
@@ -68,11 +69,55 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     by_key = {(p.model, p.load, p.algorithm): finished[p.key] for p in points}
     spread_rows = [spread_row(model, load, by_key) for model in variants for load in SPREAD_LOADS]
     write_csv(spread_rows, out / "spread.csv")
+    write_text(out / "spread.md", spread_markdown(spread_rows))
     draw_spread(spread_rows, precision.name, out / "spread.png")
     summary = {"bmu": bmu_rows, "spread": spread_rows,
-               "files": [str(out / name) for name in ("bmu.csv", "bmu.png", "spread.csv", "spread.png")]}
+               "files": [str(out / name) for name in ("bmu.csv", "bmu.md", "bmu.png", "spread.csv", "spread.md",
+                                                      "spread.png")]}
     write_text(out / "sensitivity.json", json.dumps(summary, indent=1))
     return summary
+
+
+DEFAULT_BMU = (6, "single")  # the config's defaults (bmu.bus_interfaces, bmu.queues), set in bold in bmu.md
+
+
+def bmu_markdown(rows: list[dict]) -> str:
+    """The table EXPERIMENTS.md shows: a row per BMU structure, a column per mesh size, each cell the saturation
+    load, then (mean link busy; bus interfaces busy) at it."""
+    sizes = sorted({r["size"] for r in rows})
+    by = {(r["bus_interfaces"], r["queues"], r["size"]): r for r in rows}
+    lines = ["| BMU structure | " + " | ".join(f"E-{n}" for n in sizes) + " |", "|---" * (len(sizes) + 1) + "|"]
+    for first, (interfaces, queues) in enumerate(dict.fromkeys((r["bus_interfaces"], r["queues"]) for r in rows)):
+        label = (f"{interfaces} interface{'s' if interfaces > 1 else ''}, {queues} queue" if first == 0
+                 else f"{interfaces}, {queues}")
+        cells = [f"{r['saturation_load']:g} ({r['saturated_link_utilisation']:.2f}; "
+                 f"{r['saturated_bmu_interface_utilisation']:.2f})" for r in (by[interfaces, queues, n] for n in sizes)]
+        if (interfaces, queues) == DEFAULT_BMU:
+            label = f"{label} (default)"
+            lines.append("| " + " | ".join(f"**{c}**" for c in (label, *cells)) + " |")
+        else:
+            lines.append("| " + " | ".join((label, *cells)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def spread_markdown(rows: list[dict]) -> str:
+    """The table EXPERIMENTS.md shows: a row per timing, in order of d / (S + rM), with the zero-load spread of the
+    formula and the measured 4/5/6-BCAST increases over SBCAST (and their spread) at each load."""
+    loads = sorted({r["load"] for r in rows})
+    timings = sorted({(r["bmu_setup_cycles"], r["link_delay_cycles"]) for r in rows},
+                     key=lambda t: next(r["d_over_S_plus_rM"] for r in rows
+                                        if (r["bmu_setup_cycles"], r["link_delay_cycles"]) == t))
+    by = {(r["bmu_setup_cycles"], r["link_delay_cycles"], r["load"]): r for r in rows}
+    lines = ["| S | d | d / (S + rM) | zero-load spread (formula, same S, r, d) | "
+             + " | ".join(f"measured at {load:g}: 4/5/6-BCAST (spread)" for load in loads) + " |",
+             "|---" * (4 + len(loads)) + "|"]
+    for timing in timings:
+        first = by[(*timing, loads[0])]
+        cells = [", ".join(f"{by[(*timing, load)][f'{a}bcast_increase']:.0f}%" for a in (4, 5, 6))
+                 + f" ({by[(*timing, load)]['spread_points']:.0f})" for load in loads]
+        lines.append(f"| {first['S']:g} | {first['d']:g} | {first['d_over_S_plus_rM']:.3f} | "
+                     f"{first['zero_load_spread_points']:.0f} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def bmu_row(probe: SaturationProbe, found: dict) -> dict:
