@@ -657,6 +657,37 @@ def plot(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def write_uniform_markdown(out: Path, suffix: str) -> str:
+    """booksim2_saturation{suffix}.md, the uniform-traffic table EXPERIMENTS.md shows (harts.experiments.splice
+    copies it there), from booksim2_compare{suffix}.csv and booksim2_saturation{suffix}.csv; returns it. Each
+    saturation is given with the mean latency at it and at the next load; a + marks one the sweep never passed."""
+    import csv
+
+    from harts.output import write_text
+    with open(out / f"booksim2_compare{suffix}.csv", newline="") as handle:
+        runs = list(csv.DictReader(handle))
+    with open(out / f"booksim2_saturation{suffix}.csv", newline="") as handle:
+        by = {(r["network"], r["virtual_channels"], r["simulator"]): r for r in csv.DictReader(handle)}
+
+    def saturation(network: str, vcs: str, simulator: str) -> str:
+        load = float(by[network, vcs, simulator]["saturation"])
+        mine = sorted((float(r["offered"]), float(r["latency_mean"])) for r in runs
+                      if (r["network"], r["virtual_channels"], r["simulator"]) == (network, vcs, simulator))
+        at = [(o, latency) for o, latency in mine if o >= load - 1e-9][:2]
+        past = "+" if by[network, vcs, simulator]["past_the_sweep"] == "True" else ""  # carried every load run
+        return f"{load:.2f}{past} (" + ", ".join(f"{latency:.0f} at {o:.2f}" for o, latency in at) + ")"
+    lines = ["| network | VCs | zero-load (0.02) BookSim2 / harts | BookSim2 saturation | harts saturation | "
+             "harts / BookSim2 |", "|---|---|---|---|---|---|"]
+    for network, vcs in dict.fromkeys((n, v) for n, v, _ in by):
+        b, h = by[network, vcs, "booksim2"], by[network, vcs, "harts"]
+        lines.append(f"| 8x8 {network} | {vcs} | {float(b['latency_at_lightest']):.1f} / "
+                     f"{float(h['latency_at_lightest']):.1f} | {saturation(network, vcs, 'booksim2')} | "
+                     f"{saturation(network, vcs, 'harts')} | {float(h['saturation']) / float(b['saturation']):.2f} |")
+    text = "\n".join(lines) + "\n"
+    write_text(out / f"booksim2_saturation{suffix}.md", text)
+    return text
+
+
 def write_patterns_markdown(out: Path) -> str:
     """patterns_compare.md, the table EXPERIMENTS.md shows (harts.experiments.splice copies it there), from
     patterns_compare.csv; returns it."""
@@ -738,9 +769,13 @@ def main(argv=None) -> int:
     parser.add_argument("--series", metavar="NETWORK:PATTERN[,...]",
                         help="--seed-spread's and --overload's series (default: all ten), e.g. mesh:bitrev")
     parser.add_argument("--tables", action="store_true",
-                        help="only write patterns_compare.md again from patterns_compare.csv (runs nothing)")
+                        help="only write the Markdown tables (booksim2_saturation*.md, patterns_compare.md) again "
+                             "from their CSVs (runs nothing)")
     args = parser.parse_args(argv)
     if args.tables:
+        for suffix in ("", "_full"):
+            if (args.out / f"booksim2_saturation{suffix}.csv").is_file():
+                print(write_uniform_markdown(args.out, suffix))
         print(write_patterns_markdown(args.out), end="")
         return 0
     binary, why = booksim_binary()
@@ -783,6 +818,7 @@ def main(argv=None) -> int:
     write_csv(rows, args.out / f"booksim2_compare{suffix}.csv")
     sat = saturation(rows)
     write_csv(sat, args.out / f"booksim2_saturation{suffix}.csv")
+    write_uniform_markdown(args.out, suffix)
     plot(rows, args.png or (ROOT / "docs" / "booksim2_compare.png" if args.full else args.out / "booksim2_compare.png"))
     for s in sat:
         print(f"{s['network']:6} {s['virtual_channels']} VCs {s['simulator']:9} "

@@ -475,26 +475,19 @@ def bench_table(name: str) -> str:
 # ---- harts against BookSim2 (docs/explanation/validation.md) ------------------------------------------------------
 
 def booksim2_saturation(stem: str) -> str:
-    """bench/booksim2_compare.py's saturation table (booksim2_saturation.csv, or _full.csv with --full): per network
-    and VCs, zero-load latency and saturation of each simulator, side by side."""
+    """bench/booksim2_compare.py's uniform-traffic table (booksim2_saturation.md, or _full.md with --full, as that
+    script writes it and EXPERIMENTS.md shows it), and what it says, from the CSV beside it."""
     rows = result_csv(f"booksim2/{stem}.csv")
+    table = result_file(f"booksim2/{stem}.md").read_text().rstrip("\n")
     by = {(r["network"], r["virtual_channels"], r["simulator"]): r for r in rows}
-    lines = ["| network | VCs | zero-load latency (cycles), BookSim2 / harts | saturation, BookSim2 / harts | "
-             "harts / BookSim2 |", "|---|---|---|---|---|"]
-    gaps, ratios = [], []
-    for network, vcs in dict.fromkeys((r["network"], r["virtual_channels"]) for r in rows):
-        b, h = by[(network, vcs, "booksim2")], by[(network, vcs, "harts")]
-        zb, zh = float(b["latency_at_lightest"]), float(h["latency_at_lightest"])
-        sb, sh = float(b["saturation"]), float(h["saturation"])
-        gaps.append(abs(zh - zb))
-        ratios.append(sh / sb)
-        lines.append(f"| 8x8 {network} | {vcs} | {zb:.1f} / {zh:.1f} (at {b['lightest_load']}) | "
-                     f"{sb:.2f}{'+' if b['past_the_sweep'] == 'True' else ''} / "
-                     f"{sh:.2f}{'+' if h['past_the_sweep'] == 'True' else ''} | {sh / sb:.2f} |")
+    pairs = list(dict.fromkeys((r["network"], r["virtual_channels"]) for r in rows))
+    gaps = [abs(float(by[n, v, "harts"]["latency_at_lightest"]) - float(by[n, v, "booksim2"]["latency_at_lightest"]))
+            for n, v in pairs]
+    ratios = [float(by[n, v, "harts"]["saturation"]) / float(by[n, v, "booksim2"]["saturation"]) for n, v in pairs]
     summary = (f"Zero-load latency agrees within {max(gaps):.1f} cycles, and saturation within "
-               f"{100 * max(abs(r - 1) for r in ratios):.0f}%, on all {len(gaps)} pairs of network and VCs.")
-    return "\n".join(lines) + "\n\n" + summary + "\n\n" + source(f"booksim2/{stem}.csv", "booksim2_compare.py" +
-                                                                 (" --full" if stem.endswith("_full") else ""))
+               f"{100 * max(abs(r - 1) for r in ratios):.0f}%, on all {len(pairs)} pairs of network and VCs.")
+    return table + "\n\n" + summary + "\n\n" + source(f"booksim2/{stem}.csv", "booksim2_compare.py" +
+                                                          (" --full" if stem.endswith("_full") else ""))
 
 
 def booksim2_patterns() -> str:
