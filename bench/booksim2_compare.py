@@ -509,6 +509,7 @@ def seed_spread(binary: str, out: Path, workers: int | None, seeds: int, names: 
                       if medians["harts"] and medians["booksim2"] else None,
                       "top_carried": sum(edge == top[name] for values in found.values() for edge in values)})
     write_csv(_merged(out / "patterns_seeds.csv", table), out / "patterns_seeds.csv")
+    write_seeds_markdown(out)
     return table
 
 
@@ -549,6 +550,7 @@ def overload(binary: str, out: Path, workers: int | None, factor: float, names: 
                       "booksim2_accepted": between, "harts_accepted": harts["accepted"],
                       "ratio": harts["accepted"] / between})
     write_csv(_merged(out / "patterns_overload.csv", table), out / "patterns_overload.csv")
+    write_overload_markdown(out)
     return table
 
 
@@ -661,13 +663,10 @@ def write_uniform_markdown(out: Path, suffix: str) -> str:
     """booksim2_saturation{suffix}.md, the uniform-traffic table EXPERIMENTS.md shows (harts.experiments.splice
     copies it there), from booksim2_compare{suffix}.csv and booksim2_saturation{suffix}.csv; returns it. Each
     saturation is given with the mean latency at it and at the next load; a + marks one the sweep never passed."""
-    import csv
-
     from harts.output import write_text
-    with open(out / f"booksim2_compare{suffix}.csv", newline="") as handle:
-        runs = list(csv.DictReader(handle))
-    with open(out / f"booksim2_saturation{suffix}.csv", newline="") as handle:
-        by = {(r["network"], r["virtual_channels"], r["simulator"]): r for r in csv.DictReader(handle)}
+    runs = _csv_rows(out / f"booksim2_compare{suffix}.csv")
+    by = {(r["network"], r["virtual_channels"], r["simulator"]): r
+          for r in _csv_rows(out / f"booksim2_saturation{suffix}.csv")}
 
     def saturation(network: str, vcs: str, simulator: str) -> str:
         load = float(by[network, vcs, simulator]["saturation"])
@@ -688,15 +687,50 @@ def write_uniform_markdown(out: Path, suffix: str) -> str:
     return text
 
 
+def _csv_rows(path: Path) -> list[dict]:
+    import csv
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def write_seeds_markdown(out: Path) -> str:
+    """patterns_seeds.md, the --seed-spread table the validation page shows, from patterns_seeds.csv; returns it."""
+    from harts.output import write_text
+    rows = _csv_rows(out / "patterns_seeds.csv")
+    lines = ["| network | pattern | BookSim2's edge, seeds 1-5 | median | harts' edge, seeds 1-5 | median | "
+             "harts / BookSim2, medians |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| 8x8 {r['network']} | {r['pattern']} | {r['booksim2_edges'].strip('[]')} | "
+              f"{float(r['booksim2_median']):.3f} | {r['harts_edges'].strip('[]')} | {float(r['harts_median']):.3f} | "
+              f"{float(r['median_ratio']):.3f} |" for r in rows]
+    notes = [f"In 8x8 {r['network']} {r['pattern']}, {r['top_carried']} seed(s) carried the highest load scanned "
+             f"({r['top']}): that edge is at least it." for r in rows if int(r["top_carried"])]
+    text = "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
+    write_text(out / "patterns_seeds.md", text)
+    return text
+
+
+def write_overload_markdown(out: Path) -> str:
+    """patterns_overload.md, the --overload table the validation page shows, from patterns_overload.csv; returns
+    it."""
+    from harts.output import write_text
+    rows = _csv_rows(out / "patterns_overload.csv")
+    lines = ["| network | pattern | offered (x BookSim2's saturation) | accepted, BookSim2 | accepted, harts | "
+             "harts / BookSim2 |", "|---|---|---|---|---|---|"]
+    lines += [f"| 8x8 {r['network']} | {r['pattern']} | {float(r['offered']):g} ({float(r['factor']):g}) | "
+              f"{float(r['booksim2_accepted']):.4f} | {float(r['harts_accepted']):.4f} | {float(r['ratio']):.3f} |"
+              for r in rows]
+    within = sum(abs(float(r["ratio"]) - 1) <= 0.03 for r in rows)
+    text = "\n".join(lines) + f"\n\nAccepted throughput agrees within 3% in {within} of the {len(rows)} series.\n"
+    write_text(out / "patterns_overload.md", text)
+    return text
+
+
 def write_patterns_markdown(out: Path) -> str:
     """patterns_compare.md, the table EXPERIMENTS.md shows (harts.experiments.splice copies it there), from
     patterns_compare.csv; returns it."""
-    import csv
-
     from harts.output import write_text
-    with open(out / "patterns_compare.csv", newline="") as handle:
-        table = [{k: v if k in ("network", "pattern") else float(v) for k, v in row.items() if k != "latency_gaps"}
-                 for row in csv.DictReader(handle)]
+    table = [{k: v if k in ("network", "pattern") else float(v) for k, v in row.items() if k != "latency_gaps"}
+             for row in _csv_rows(out / "patterns_compare.csv")]
     text = patterns_markdown(table)
     write_text(out / "patterns_compare.md", text)
     return text
@@ -769,14 +803,17 @@ def main(argv=None) -> int:
     parser.add_argument("--series", metavar="NETWORK:PATTERN[,...]",
                         help="--seed-spread's and --overload's series (default: all ten), e.g. mesh:bitrev")
     parser.add_argument("--tables", action="store_true",
-                        help="only write the Markdown tables (booksim2_saturation*.md, patterns_compare.md) again "
-                             "from their CSVs (runs nothing)")
+                        help="only write the Markdown tables (booksim2_saturation*.md, patterns_compare.md, "
+                             "patterns_seeds.md, patterns_overload.md) again from their CSVs (runs nothing)")
     args = parser.parse_args(argv)
     if args.tables:
         for suffix in ("", "_full"):
             if (args.out / f"booksim2_saturation{suffix}.csv").is_file():
                 print(write_uniform_markdown(args.out, suffix))
-        print(write_patterns_markdown(args.out), end="")
+        print(write_patterns_markdown(args.out))
+        for name, write in (("seeds", write_seeds_markdown), ("overload", write_overload_markdown)):
+            if (args.out / f"patterns_{name}.csv").is_file():
+                print(write(args.out))
         return 0
     binary, why = booksim_binary()
     if binary is None:

@@ -505,44 +505,21 @@ def booksim2_patterns() -> str:
                                                                  "booksim2_compare.py --patterns")
 
 
-def booksim2_seeds() -> str:
-    """bench/booksim2_compare.py --seed-spread's table (patterns_seeds.csv): each series' edge under each seed."""
-    rows = result_csv("booksim2/patterns_seeds.csv")
-    lines = ["| network | pattern | BookSim2's edge, seeds 1-5 | median | harts' edge, seeds 1-5 | median | "
-             "harts / BookSim2, medians |", "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| 8x8 {r['network']} | {r['pattern']} | {r['booksim2_edges'].strip('[]')} | "
-                     f"{float(r['booksim2_median']):.3f} | {r['harts_edges'].strip('[]')} | "
-                     f"{float(r['harts_median']):.3f} | {float(r['median_ratio']):.3f} |")
-    tops = [r for r in rows if int(r["top_carried"])]
-    note = "".join(f" In 8x8 {r['network']} {r['pattern']}, {r['top_carried']} seed(s) carried the highest load "
-                   f"scanned ({r['top']}): that edge is at least it." for r in tops)
-    return "\n".join(lines) + "\n\n" + note.strip() + ("\n\n" if note else "") + source(
-        "booksim2/patterns_seeds.csv", "booksim2_compare.py --seed-spread 5")
+def booksim2_written(stem: str, command: str) -> str:
+    """A table bench/booksim2_compare.py writes as Markdown beside its CSV (patterns_seeds, patterns_overload)."""
+    return result_file(f"booksim2/{stem}.md").read_text() + "\n" + source(f"booksim2/{stem}.csv", command)
 
 
-def booksim2_overload() -> str:
-    """bench/booksim2_compare.py --overload's table (patterns_overload.csv): accepted throughput past saturation."""
-    rows = result_csv("booksim2/patterns_overload.csv")
-    lines = ["| network | pattern | offered (x BookSim2's saturation) | accepted, BookSim2 | accepted, harts | "
-             "harts / BookSim2 |", "|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| 8x8 {r['network']} | {r['pattern']} | {float(r['offered']):g} ({float(r['factor']):g}) | "
-                     f"{float(r['booksim2_accepted']):.4f} | {float(r['harts_accepted']):.4f} | "
-                     f"{float(r['ratio']):.3f} |")
-    within = sum(abs(float(r["ratio"]) - 1) <= 0.03 for r in rows)
-    return "\n".join(lines) + f"\n\nAccepted throughput agrees within 3% in {within} of the {len(rows)} series.\n\n" \
-        + source("booksim2/patterns_overload.csv", "booksim2_compare.py --overload 1.2")
+BOOKSIM2_TABLES = {
+    "saturation": lambda: booksim2_saturation("booksim2_saturation"),
+    "saturation_full": lambda: booksim2_saturation("booksim2_saturation_full"),
+    "patterns": booksim2_patterns,
+    "seeds": lambda: booksim2_written("patterns_seeds", "booksim2_compare.py --seed-spread 5"),
+    "overload": lambda: booksim2_written("patterns_overload", "booksim2_compare.py --overload 1.2"),
+}
 
 
 def booksim2_table(name: str) -> str:
-    if name == "seeds":
-        return booksim2_seeds()
-    if name == "overload":
-        return booksim2_overload()
-    if name == "patterns":
-        return booksim2_patterns()
-    if name in ("saturation", "saturation_full"):
-        return booksim2_saturation(f"booksim2_{name}")
-    raise ValueError(f"unknown booksim2-table {name!r}, expected saturation, saturation_full, patterns, seeds or "
-                     f"overload")
+    if name not in BOOKSIM2_TABLES:
+        raise ValueError(f"unknown booksim2-table {name!r}, expected one of {', '.join(BOOKSIM2_TABLES)}")
+    return BOOKSIM2_TABLES[name]()

@@ -71,7 +71,7 @@ LOAD_BASIS = "flits per node per cycle, averaged over all N nodes (non-sending n
 # (links in (node, port) order, then ejection, then injection) is reported, so float rounding of loads that
 # are equal in exact arithmetic cannot change which one is named.
 _TIE = 1e-9
-ROW_BLOCK = 1 << 22  # entries of P (32 MB) a hotspot draw holds at a time: memory stays linear in the nodes
+ROW_BLOCK = 1 << 22  # entries of P (32 MB), or pairs walked, held at a time: memory stays linear in the nodes
 
 
 def destination_matrix(topology: Topology, pattern: str, hotspot_nodes=None,
