@@ -380,19 +380,23 @@ def cmd_reproduce(args) -> int:
     if args.paper in ("002", "003", "004"):
         return _broadcast_papers(args)
     if args.paper == "001":
-        from .experiments.lee_shin.load import load_sweep
+        from .experiments.lee_shin.faults import fault_trials, fault_trials_markdown
+        from .experiments.lee_shin.load import fifo_peaks, load_sweep
         from .experiments.lee_shin.tables import markdown, tables, worst_case_markdown
         started = time.perf_counter()
         rows, worst = tables(Path(args.results))
         print(markdown(rows), end="")
         print(worst_case_markdown(worst), end="")
+        print("\n" + (Path(args.results) / "paper001" / "vrs_formula.md").read_text(), end="")
+        print("\n" + fault_trials_markdown(fault_trials(Path(args.results))), end="")
         try:
             load_sweep(Path(args.results), resume=args.resume, workers=args.workers,
                        dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
         except KeyboardInterrupt:
             return _interrupted(args)
-        print(f"wrote {args.results}/paper001/: tables, worst_case (.csv, .md), load.csv and load.png; wall time "
-              f"{time.perf_counter() - started:.0f} s")
+        fifo_peaks(Path(args.results))
+        print(f"wrote {args.results}/paper001/: tables, worst_case, vrs_formula, fault_trials, load and fifo_peaks "
+              f"(.csv, .md), and load.png; wall time {time.perf_counter() - started:.0f} s")
         return 0
     return _figures(args, [10, 11, 12, 13, 14])
 

@@ -276,6 +276,15 @@ def test_vrs_on_the_engine_uses_table_one_links_and_takes_the_models_best_case()
     assert result.summary()["contention_free"]
 
 
+def test_the_slowest_vrs_copy_carries_floor_m_over_2_plus_1_packets():
+    """EXPERIMENTS.md (VRS-ATA's formula): m = 3 to 8, with S + rM = 15 and d = 5; from Q_5 on, fewer than
+    the gamma - 1 = m - 1 packets of sections V-A and VI-A."""
+    for m in range(3, 9):
+        slowest = max(rs_hops(m), key=lambda h: (h.transmissions * 15 + h.cut_throughs * 5, h.transmissions))
+        assert slowest.transmissions == m // 2 + 1, m
+        assert (slowest.transmissions < m - 1) == (m >= 5), m
+
+
 @pytest.mark.parametrize("m", [3, 4, 6])
 def test_vrs_ata_is_n_vrs_broadcasts_and_below_the_printed_formula(m):
     run = vrs_ata(defaults().with_values(topology={"kind": "hypercube", "dimension": m}), 2)
@@ -312,13 +321,23 @@ def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
         if r["engine_cycles"] != r["formula_cycles"]:
             assert ("first wait: at node" if r["contention_free"] == "False" else "arrive") in r["measured"], r
     # the overlapped rows: eta(S + rM + (N-2)d) - (eta-1)(mu-1)d, to the cycle
-    overlapped = [r for r in rows if r["overlapped"] == "True"]
+    overlapped = [r for r in rows if r["overlapped"] == "True" and int(r["early"]) == int(r["mu"]) - 1]
     assert {(r["network"], r["eta"], r["mu"]) for r in overlapped} == {("SQ_6", "3", "3"), ("Q_4", "4", "3"),
                                                                         ("Q_8", "4", "3")}
     for r in overlapped:
         eta, mu, n = int(r["eta"]), int(r["mu"]), int(r["nodes"])
         stage = 7 + int(r["length_bytes"]) / 6 + (n - 2) * 5
         assert float(r["engine_cycles"]) == eta * stage - (eta - 1) * (mu - 1) * 5 and r["contention_free"] == "True"
+    # stages started k d early: contention-free at k = eta, saving (eta-1)k d; not at k = eta + 1
+    early = [r for r in rows if r["overlapped"] == "True" and int(r["early"]) != int(r["mu"]) - 1]
+    assert {(r["network"], r["eta"], r["early"]) for r in early} == {
+        ("Q_4", "4", "4"), ("Q_4", "4", "5"), ("SQ_6", "6", "6"), ("SQ_6", "6", "7"), ("SQ_6", "3", "3"),
+        ("SQ_6", "3", "4")}
+    for r in early:
+        eta, k, n = int(r["eta"]), int(r["early"]), int(r["nodes"])
+        stage = 7 + int(r["length_bytes"]) / 6 + (n - 2) * 5
+        assert float(r["formula_cycles"]) == eta * stage - (eta - 1) * k * 5
+        assert (r["contention_free"] == "True") == (k == eta), r
     # Table III's cell on an odd N says why it has no value
     assert {r["table_3_cycles"] for r in plain if r["network"] in ("E-3", "E-6") and r["algorithm"] == "ihc"} == {
         "n/a: N = 19 is odd, so no eta = 2", "n/a: N = 91 is odd, so no eta = 2"}
@@ -328,7 +347,7 @@ def test_reproduce_paper_001_writes_tables_two_and_three(tmp_path):
                for r in worst)
     assert (tmp_path / "paper001" / "worst_case.md").read_text().startswith("Table IV with tau_S = S + 1 = 8 cycles")
     # the kept tables, which EXPERIMENTS.md shows (tests/test_splice.py), are this run's
-    for name in ("tables.md", "worst_case.md"):
+    for name in ("tables.md", "worst_case.md", "vrs_formula.md", "fault_trials.md", "load.md", "fifo_peaks.md"):
         kept = REPO / "bench" / "results" / "reproduce" / "paper001" / name
         assert kept.read_text() == (tmp_path / "paper001" / name).read_text(), name
     load = list(csv.DictReader((tmp_path / "paper001" / "load.csv").open()))
@@ -370,6 +389,26 @@ def test_one_at_a_time_worst_case_is_n_longest_paths_of_stored_hops(run_ata, spe
     assert run.contention_free and run.copies_per_node_min == run.copies_per_node_max == run.gamma
 
 
+def test_one_more_micro_instruction_on_the_stored_path_costs_a_cycle_on_each_hop_of_the_second_stage(
+        tmp_path, monkeypatch):
+    """EXPERIMENTS.md (Worst case): a `wait` of 1 cycle after the receiver's mark makes IHC on SQ_4 take 495
+    cycles instead of 480, one more on each of the 15 hops of its second stage."""
+    import shutil
+
+    import harts.machine.config as config_module
+
+    for path in config_module.MICROCODE_DIR.glob("*.yaml"):
+        shutil.copy(path, tmp_path)
+    program = tmp_path / "ihc_store_and_forward.yaml"
+    mark = "  - {op: or, field: flags, value: 1}\n"
+    assert program.read_text().count(mark) == 1
+    program.write_text(program.read_text().replace(mark, mark + "  - {op: wait, cycles: 1}\n"))
+    spec = {"kind": "torus", "dims": [4, 4]}
+    assert ihc(defaults().with_values(topology=spec), 2, 2, queueing=0).completion_cycles == 480
+    monkeypatch.setattr(config_module, "MICROCODE_DIR", tmp_path)
+    assert ihc(defaults().with_values(topology=spec), 2, 2, queueing=0).completion_cycles == 495 == 480 + 15
+
+
 def test_frs_worst_case_adds_d_to_each_of_its_m_plus_1_startups():
     run = frs_ata(defaults().with_values(topology={"kind": "hypercube", "dimension": 4}), 2, queueing=20)
     assert run.completion_cycles == 5 * (S + 20) + 15 * R * 48
@@ -398,7 +437,8 @@ def test_crashed_nodes_stop_exactly_the_copies_whose_cycle_path_they_lie_on(spec
     run = ihc(defaults().with_values(topology=spec, faults__crashed=crashed), eta, 2)
     expected = model_copies(spec, crashed)
     assert all(run.copies[v, u] == k for (u, v), k in expected.items())
-    assert sum(k == 0 for k in expected.values()) > 0  # two crashes cut some pair off entirely
+    # two crashes cut some pairs off entirely (EXPERIMENTS.md: 16 of 272 on H_3, 10 of 182 on SQ_4 and Q_4)
+    assert (sum(k == 0 for k in expected.values()), len(expected)) == ((16, 272) if run.gamma == 6 else (10, 182))
 
 
 def model_copies_avoiding_links(spec, dead):
@@ -639,8 +679,10 @@ def test_ihc_under_load_needs_more_than_64_byte_fifos():
     spec = load.NETWORKS["E-6"][0]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(load, "FIFO_BYTES", 64)
-        with pytest.raises(SimulationError, match="receiver FIFO overflow"):
+        with pytest.raises(SimulationError, match="receiver FIFO overflow") as overflow:
             load.run_at("ihc", 7, spec, 0.1, seed=1)
+    assert "(node 83, link receiver 2," in str(overflow.value) and "Raise timing.receiver_fifo_bytes" in str(
+        overflow.value)
     assert load.run_at("ihc", 7, spec, 0.1, seed=1).copies_per_node_min == 6
 
 

@@ -2,10 +2,18 @@
 emulator measures them (EXPERIMENTS.md gives the full-precision numbers and the reasons)."""
 
 import csv
+import json
+import shutil
+from pathlib import Path
 
 import pytest
 
-from harts.experiments.kandlur_shin.figures import reproduce
+from harts.experiments.kandlur_shin.claims import markdown
+from harts.experiments.kandlur_shin.figures import (
+    points_markdown,
+    reproduce,
+    write_tables,
+)
 
 from .helpers import nothing_cut_off
 
@@ -32,6 +40,8 @@ def test_each_figure_has_a_png_and_a_csv_with_intervals(quick):
             assert rows and all(float(r["half_width_95"]) >= 0 for r in rows)
             assert {r["precision"] for r in rows} == {"quick"} and {r["load_basis"] for r in rows} == {basis}
         assert (results / f"claims_{basis}.json").exists()
+        assert (results / f"claims_{basis}.md").read_text().startswith("| # | the paper says | measured | verdict |")
+    assert (results / "points.md").read_text().count("\n") == 4  # a header, its rule and a row per reading
 
 
 @pytest.mark.parametrize("basis", ["link", "node"])
@@ -92,3 +102,74 @@ def test_multicopy_cost_rises_with_the_number_of_copies(quick):
     low = {r["algorithm"]: r["value"] for r in rows if r["load"] == 0.05}
     assert low["2bcast"] < low["3bcast"] < low["4bcast"] < low["5bcast"] <= low["6bcast"] + 5
     assert not verdict(quick, "4-, 5- and 6-BCAST")["holds"]
+
+
+COMMITTED = Path(__file__).resolve().parent.parent / "bench" / "results" / "reproduce"
+
+
+def test_verdict_table_from_a_small_json():
+    """Each row: the statement's number and the paper's words, the measured column from the verdict's numbers, the
+    verdict with its note. Verdicts made by hand, not by a run."""
+    knee = {"claim": "Latency rises steeply for link loads beyond 0.5 (Fig. 10)", "holds": False, "evidence": "",
+            "numbers": {"sizes": [5, 9], "knees": [0.8, 0.6]}}
+    mean = {"claim": "The increase is substantially larger for mean delivery time (Fig. 14 vs 13)", "holds": True,
+            "evidence": "", "numbers": {"mean_delivery": 61.6, "latency": 39.2, "share": 0.9, "points": 10,
+                                        "curves": {"5": {"loads": [0.05, 0.3, 0.6], "values": [62.4, 38.0, 24.1]}}}}
+    assert markdown([knee, mean], "node") == (
+        "| # | the paper says | measured | verdict |\n|---|---|---|---|\n"
+        '| 3 | "The latency increases super-exponentially for link loads beyond 0.5, indicating that the network is '
+        'close to saturation at that point" | the slope of latency against load doubles from load 0.8 (E-5), 0.6 '
+        "(E-9) | does not hold; a node load L offers the links L x n/12, so these knees lie at link loads 0.33 (E-5), "
+        "0.45 (E-9) |\n"
+        '| 9 | for mean delivery time (Fig. 14) "the percent difference is substantially higher" | E-5: 62%, 38% at '
+        "0.05, 0.3 and 24% at 0.6, the highest unsaturated loads. Mean 62% against 39% for latency; higher at 90% of "
+        "the 10 unsaturated points | holds |\n")
+    saturation = {"claim": "Regular traffic saturates for link loads greater than 0.7", "holds": False, "evidence": "",
+                  "numbers": {"sizes": [5, 7], "saturation_loads": [0.7, 0.8], "holds_by_size": [False, True],
+                              "step": 0.1, "link_utilisation": [0.691, None], "link_utilisation_max": [0.758, None],
+                              "bmu_interface_utilisation": [0.996, None]}}
+    assert markdown([saturation], "link").splitlines()[2] == (
+        '| 4 | "saturation (for regular messages) sets in for link loads greater than 0.7", because of link access '
+        "overheads such as the 8-byte forced idle time | regular traffic first carries less than 95% of the offered "
+        "bytes at load 0.7 (E-5), 0.8 (E-7), in steps of 0.1. There the links are 0.69 busy on average (0.76 at "
+        "most), the BMU bus interfaces 1.00. E-7 deadlocked there | holds on E-7; E-5 saturates at 0.7, not above "
+        "0.7; the cause is not the one the paper gives (What saturates, below) |")
+
+
+def test_points_table_from_rows():
+    """A point is counted once however many figures show it; rows as reproduce makes them or as CSV text."""
+    def row(figure, algorithm, load, precise, saturated, broadcasts):
+        return {"figure": figure, "algorithm": algorithm, "size": 5, "load": load, "precise": precise,
+                "saturated": saturated, "broadcasts": broadcasts}
+    link = [row(10, "sbcast", 0.05, True, False, 700), row(12, "sbcast", 0.05, True, False, 700),
+            row(12, "sfbcast", 0.05, False, False, 650), row(10, "sbcast", 0.7, False, True, 240)]
+    node = [{"figure": "11", "algorithm": "2bcast", "size": "7", "load": "0.05", "precise": "True",
+             "saturated": "False", "broadcasts": "1234"}]
+    assert points_markdown({"link": link, "node": node}).splitlines()[2:] == [
+        "| link | 3 | 1,590 | 1 | 1 | 1 |", "| node | 1 | 1,234 | 1 | 0 | 0 |"]
+
+
+def test_committed_tables_are_made_from_the_committed_results(tmp_path):
+    """claims_*.md and points.md under bench/results/reproduce are what the writers make of the committed
+    claims_*.json and figure CSVs (python -m harts.experiments.kandlur_shin rewrites them)."""
+    for name in ("claims_link.json", "claims_node.json"):
+        shutil.copyfile(COMMITTED / name, tmp_path / name)
+    shutil.copytree(COMMITTED / "figures", tmp_path / "figures")
+    written = write_tables(tmp_path)
+    assert sorted(path.name for path in written) == ["claims_link.md", "claims_node.md", "points.md"]
+    for path in written:
+        assert path.read_text() == (COMMITTED / path.name).read_text(), path.name
+
+
+def test_experiments_md_sentences_match_the_committed_verdicts():
+    """What EXPERIMENTS.md says of the full run outside its tables: seven of the nine statements hold under the
+    link reading; statement 4 holds on E-7 and E-9 and not on E-5; only rows 3 and 4 change under the node
+    reading."""
+    link, node = (json.loads((COMMITTED / f"claims_{basis}.json").read_text()) for basis in ("link", "node"))
+    assert [n for n, v in enumerate(link, start=1) if v["holds"]] == [1, 2, 3, 5, 7, 8, 9]
+    saturation = link[3]["numbers"]
+    assert dict(zip(saturation["sizes"], saturation["holds_by_size"])) == {5: False, 7: True, 9: True}
+    assert saturation["saturation_loads"][0] == 0.7  # "at the paper's bound, not above it"
+    changed = [n for n, (a, b) in enumerate(zip(link, node), start=1)
+               if (a["holds"], a["numbers"].get("holds_by_size")) != (b["holds"], b["numbers"].get("holds_by_size"))]
+    assert changed == [3, 4]

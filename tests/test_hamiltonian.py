@@ -99,6 +99,23 @@ def test_two_crashed_nodes_can_stop_every_copy_of_one_pair(spec, pair, cut):
     assert smallest_node_cut(paths) is not None and len(smallest_node_cut(paths)) == 2
 
 
+@pytest.mark.parametrize("spec, cut_pairs, pairs", [
+    ({"kind": "hex", "size": 3}, 228, 342),
+    ({"kind": "torus", "dims": [4, 4]}, 176, 240),
+    ({"kind": "hypercube", "dimension": 4}, 176, 240),
+], ids=["hex", "torus", "hypercube"])
+def test_fewer_than_gamma_crashes_cut_some_pairs_by_exhaustion(spec, cut_pairs, pairs):
+    """EXPERIMENTS.md (IHC's copies are link-disjoint): the ordered pairs whose gamma copies fewer than gamma
+    crashed nodes can all stop. A pair joined by a link has a copy with no inner node, which no crash stops."""
+    topology = build_topology(spec)
+    cycles = directed_cycles(topology)
+    n = topology.n_nodes
+    cuts = [smallest_node_cut([copy_path(cycle, u, v) for cycle in cycles])
+            for u in range(n) for v in range(n) if u != v]
+    assert len(cuts) == pairs
+    assert sum(cut is not None and len(cut) < len(cycles) for cut in cuts) == cut_pairs
+
+
 def test_a_switch_joins_cycles_and_keeps_or_cuts_one_by_the_order_of_its_links():
     """The bookkeeping `switch_to_cycles` relies on, against networkx's count of components."""
     from harts.network.hamiltonian import _cycle_change, _cycles

@@ -2,7 +2,9 @@
 timing parameters (MODEL.md), not by the sweep."""
 
 import csv
+import shutil
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -90,16 +92,28 @@ def test_sbcast_copies_cut_through_less_under_load():
 def test_the_tables_experiments_md_shows_are_rows_of_the_csvs():
     """bmu.md: a row per structure (the default in bold), a column per size; spread.md: a row per timing in order of
     d / (S + rM), the increases rounded to whole percent. Rows made by hand, not by a run."""
-    from harts.experiments.kandlur_shin.sensitivity import bmu_markdown, spread_markdown
+    from harts.experiments.kandlur_shin.sensitivity import (
+        bmu_markdown,
+        bmu_saturated_markdown,
+        spread_markdown,
+    )
 
-    def bmu(interfaces, queues, size, load, link, interface):
+    def bmu(interfaces, queues, size, load, link, interface, busiest=0.8, blocked=0.4, queued=50.4):
         return {"bus_interfaces": interfaces, "queues": queues, "size": size, "saturation_load": load,
-                "saturated_link_utilisation": link, "saturated_bmu_interface_utilisation": interface}
-    assert bmu_markdown([bmu(1, "single", 5, 0.3, 0.271, 1.0), bmu(1, "single", 7, 0.35, 0.32, 0.996),
-                         bmu(6, "single", 5, 0.7, 0.69, 0.9962), bmu(6, "single", 7, 0.75, 0.72, 0.99)]) == (
+                "saturated_link_utilisation": link, "saturated_bmu_interface_utilisation": interface,
+                "saturated_link_utilisation_max": busiest, "saturated_bmu_interface_blocked": blocked,
+                "saturated_bmu_queue_mean_packets": queued}
+    rows = [bmu(1, "single", 5, 0.3, 0.271, 1.0), bmu(1, "single", 7, 0.35, 0.32, 0.996),
+            bmu(6, "single", 5, 0.7, 0.69, 0.9962, 0.762, 0.399, 82.19), bmu(6, "single", 7, 0.75, 0.72, 0.99)]
+    assert bmu_markdown(rows) == (
         "| BMU structure | E-5 | E-7 |\n|---|---|---|\n"
         "| 1 interface, single queue | 0.3 (0.27; 1.00) | 0.35 (0.32; 1.00) |\n"
         "| **6, single (default)** | **0.7 (0.69; 1.00)** | **0.75 (0.72; 0.99)** |\n")
+    assert bmu_saturated_markdown(rows) == (
+        "| BMU structure (E-5, E-7) | busiest link busy | bus interfaces busy | of that, blocked | packets queued in a "
+        "BMU |\n|---|---|---|---|---|\n"
+        "| 1 interface, single queue | 0.80, 0.80 | 1.000, 0.996 | 40%, 40% | 50, 50 |\n"
+        "| **6, single (default)** | **0.76, 0.80** | **0.996, 0.990** | **40%, 40%** | **82, 50** |\n")
 
     def spread(setup, delay, load, ratio, increases, points):
         return {"bmu_setup_cycles": setup, "link_delay_cycles": delay, "load": load, "S": 7.0 + setup, "d": 5.0,
@@ -110,3 +124,61 @@ def test_the_tables_experiments_md_shows_are_rows_of_the_csvs():
         "| S | d | d / (S + rM) | zero-load spread (formula, same S, r, d) | measured at 0.05: 4/5/6-BCAST (spread) |\n"
         "|---|---|---|---|---|\n"
         "| 57 | 5 | 0.058 | 21 | 36%, 54%, 60% (24) |\n| 8 | 5 | 0.132 | 21 | 42%, 57%, 66% (24) |\n")
+
+
+COMMITTED = Path(__file__).resolve().parent.parent / "bench" / "results" / "reproduce" / "sensitivity"
+
+
+def test_committed_tables_are_made_from_the_committed_csvs(tmp_path):
+    """bmu.md, bmu_saturated.md and spread.md under bench/results/reproduce/sensitivity are what the writers make of
+    the committed bmu.csv and spread.csv (python -m harts.experiments.kandlur_shin rewrites them)."""
+    (tmp_path / "sensitivity").mkdir()
+    for name in ("bmu.csv", "spread.csv"):
+        shutil.copyfile(COMMITTED / name, tmp_path / "sensitivity" / name)
+    written = sweep.write_tables(tmp_path)
+    assert sorted(path.name for path in written) == ["bmu.md", "bmu_saturated.md", "spread.md"]
+    for path in written:
+        assert path.read_text() == (COMMITTED / path.name).read_text(), path.name
+
+
+def _committed(name: str) -> list[dict]:
+    return list(csv.DictReader((COMMITTED / name).open()))
+
+
+def test_experiments_md_sentences_match_the_committed_bmu_sweep():
+    """What EXPERIMENTS.md says of the BMU tables in words: with one queue the interfaces are nearly always busy at
+    saturation and their blocked share grows with their number; with per-output queues they are never blocked, and
+    with 24 of them mostly idle, the busiest link below the idle-time cap 185.6 / 193.6 and saturation well above
+    0.7; only 1, 2 or 6 interfaces with one queue saturate as early as the default (at most 0.75)."""
+    rows = _committed("bmu.csv")
+    value = lambda r, key: float(r[key])
+    single = [r for r in rows if r["queues"] == "single"]
+    assert all(value(r, "saturated_bmu_interface_utilisation") > 0.9 for r in single)
+    for size in ("5", "7", "9"):
+        blocked = [value(r, "saturated_bmu_interface_blocked")
+                   for r in sorted((r for r in single if r["size"] == size), key=lambda r: int(r["bus_interfaces"]))]
+        assert blocked == sorted(blocked)
+    assert all(value(r, "saturated_bmu_interface_blocked") == 0 for r in rows if r["queues"] == "per_output")
+    widest = [r for r in rows if (r["bus_interfaces"], r["queues"]) == ("24", "per_output")]
+    assert all(value(r, "saturated_bmu_interface_utilisation") < 0.3 < value(r, "saturated_link_utilisation")
+               for r in widest)
+    assert all(value(r, "saturated_link_utilisation_max") < 185.6 / 193.6 for r in widest)
+    assert all(value(r, "saturation_load") >= 0.85 for r in widest)
+    early = {(r["bus_interfaces"], r["queues"]) for r in rows if value(r, "saturation_load") <= 0.75}
+    assert early == {("1", "single"), ("2", "single"), ("6", "single")}
+
+
+def test_experiments_md_sentences_match_the_committed_spread_sweep():
+    """Statement 6 in EXPERIMENTS.md: the measured spread stays at 23-29 points at every d / (S + rM); the 95%
+    half-widths are 0-12 points; at S = 7 and load 0.05 the measured spread is larger than the formula's; the
+    formula's spread grows with the ratio but for the largest, where it falls."""
+    rows = _committed("spread.csv")
+    spreads = [round(float(r["spread_points"])) for r in rows]
+    assert (min(spreads), max(spreads)) == (23, 29)
+    halves = [float(r[f"{k}bcast_half_width_95"]) for r in rows for k in (4, 5, 6)]
+    assert 0 <= min(halves) < 1 and 11 < max(halves) <= 12
+    default = next(r for r in rows if float(r["S"]) == 7 and float(r["load"]) == 0.05)
+    assert float(default["spread_points"]) > float(default["zero_load_spread_points"])
+    formula = [float(r["zero_load_spread_points"]) for r in sorted(
+        (r for r in rows if float(r["load"]) == 0.05), key=lambda r: float(r["d_over_S_plus_rM"]))]
+    assert formula[:-1] == sorted(formula[:-1]) and formula[-1] < formula[-2]

@@ -264,7 +264,8 @@ def reproduce(results: Path, quick: bool = False, resume: bool = False, workers:
     latency, first = sharing_rows([done[p.key] for p in sharing])
     write_csv(first, files["sharing_first_step.csv"])
     write_csv(latency, files["sharing_latency.csv"])
-    write_text(files["tables.md"], example_markdown(ran) + "\n" + tables_markdown(step_rows, latency, first))
+    write_text(files["tables.md"], example_markdown(ran) + "\n" + example_summary_markdown(ran) + "\n"
+               + tables_markdown(step_rows, latency, first))
     return files
 
 
@@ -300,6 +301,25 @@ def example_markdown(ran: dict) -> str:
                                                ("plan_equals_run", "same")])
 
 
+def example_summary_markdown(ran: dict) -> str:
+    """The MH(9,8) example in one row: its steps, copies and latency, and whether every sender sent as planned."""
+    senders = ran["rows"]
+    row = {"steps": ran["steps"], "copies": ran["copies_total"],
+           "per_node": f"{ran['copies_per_node_min']}..{ran['copies_per_node_max']}",
+           "latency": ran["latency_cycles"], "senders": len(senders),
+           "same": sum(r["plan_equals_run"] is True for r in senders)}
+    return ("## The MH(9,8) example in numbers\n\n"
+            + markdown_table([row], [("steps", "steps"), ("copies", "copies"), ("per_node", "copies per node"),
+                                     ("latency", "latency (cycles)"), ("senders", "(step, sender) pairs"),
+                                     ("same", "pairs where the run's copies are the plan's")]))
+
+
+def _minus_n8(row: dict) -> str:
+    """The latency minus n = 8's, in cycles and in per cent of n = 8's."""
+    more = row["latency_minus_n8_cycles"]
+    return "" if more is None else f"{more:+d} ({100 * more / (row['latency_cycles'] - more):+.0f}%)"
+
+
 def tables_markdown(steps: list[dict], latency: list[dict], first: list[dict]) -> str:
     cubes = sorted({r["n"] for r in steps})
     wide = []
@@ -315,12 +335,16 @@ def tables_markdown(steps: list[dict], latency: list[dict], first: list[dict]) -
             markdown_table([{"m": w["m"], **{f"n={n}": next(r["latency_cycles"] for r in steps
                                                         if r["m"] == w["m"] and r["n"] == n) for n in cubes}}
                        for w in wide], [("m", "m")] + [(f"n={n}", f"n = {n}") for n in cubes]),
+            "\n## Latency minus n = 8's at the same m (cycles)\n",
+            markdown_table([{"m": w["m"], **{f"n={n}": _latency_minus_n8(steps, w["m"], n) for n in cubes if n != 8}}
+                            for w in wide], [("m", "m")] + [(f"n={n}", f"n = {n}") for n in cubes if n != 8]),
             "\n## n >= 16: latency against n = 8, idle, source at the middle level\n",
-            markdown_table(latency, [("m", "m"), ("n", "n"), ("ports", "ports = NP channels"),
+            markdown_table([{**r, "minus_n8": _minus_n8(r)} for r in latency],
+                           [("m", "m"), ("n", "n"), ("ports", "ports = NP channels"),
                                 ("step1_sends", "step-1 sends"), ("steps", "steps"),
                                 ("links_shared_within_a_step", "links shared in a step"),
                                 ("shared_links_by_step", "shared links (step:count)"),
-                                ("latency_cycles", "latency"), ("latency_minus_n8_cycles", "minus n = 8's"),
+                                ("latency_cycles", "latency"), ("minus_n8", "minus n = 8's"),
                                 ("subcube_copies_with_link_wait", "subcube copies with a link wait"),
                                 ("subcube_link_wait_max_cycles", "longest link wait"),
                                 ("step1_wait_max_cycles", "longest step-1 wait")]),
@@ -329,8 +353,23 @@ def tables_markdown(steps: list[dict], latency: list[dict], first: list[dict]) -
                               ("hops", "hops"), ("shares_links", "shares"), ("arrival_cycles", "in the broadcast"),
                               ("with_link_sharers_cycles", "with its link sharers only"),
                               ("alone_cycles", "alone"), ("link_wait_cycles", "link wait"),
-                              ("broadcast_minus_sharers_cycles", "broadcast minus sharers-only")])]
+                              ("broadcast_minus_sharers_cycles", "broadcast minus sharers-only")]),
+            "\n## A step-1 send alone, by hops\n",
+            markdown_table(alone_by_hops(first), [("hops", "hops"), ("alone", "alone (cycles)"),
+                                                  ("copies", "step-1 copies")])]
     return "".join(text)
+
+
+def _latency_minus_n8(steps: list[dict], m: int, n: int) -> int | str:
+    latency = {r["n"]: r["latency_cycles"] for r in steps if r["m"] == m}
+    return latency[n] - latency[8] if 8 in latency and n in latency else ""
+
+
+def alone_by_hops(first: list[dict]) -> list[dict]:
+    """What one of the source's step-1 sends takes with no other packet, by its hops (every distinct value)."""
+    hops = sorted({c["hops"] for c in first})
+    return [{"hops": h, "alone": " ".join(str(t) for t in sorted({c["alone_cycles"] for c in first if c["hops"] == h})),
+             "copies": sum(c["hops"] == h for c in first)} for h in hops]
 
 
 def draw_steps(rows: list[dict], path: Path) -> None:

@@ -10,7 +10,7 @@ from ...machine.traffic import LOAD_BASES
 from ...output import save_figure, write_text
 from ...tools.text import balanced_lines
 from ..sweep import run_tasks, write_csv
-from .claims import check_all
+from .claims import _flag, check_all, markdown
 from .points import (
     FULL,
     QUICK,
@@ -100,7 +100,53 @@ def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bo
         if set(FIGURES) <= set(mine):
             verdicts = check_all({n: mine[n]["rows"] for n in FIGURES}, probed[basis])
             write_text(results / f"claims_{basis}.json", json.dumps(verdicts, indent=1))
+            write_text(results / f"claims_{basis}.md", markdown(verdicts, basis))
             mine["claims"] = verdicts
+    if all("claims" in mine for mine in written.values()):
+        write_text(results / "points.md",
+                   points_markdown({basis: [r for n in FIGURES for r in mine[n]["rows"]]
+                                    for basis, mine in written.items()}))
+    return written
+
+
+def points_markdown(rows: dict[str, list[dict]]) -> str:
+    """How the points of the figures ended, a row per reading of the load: `rows` holds each reading's rows of
+    Figs 10-14, as reproduce makes them or as their CSVs give them back. A point is one algorithm on one size at
+    one load; it counts as within ±5% when its figures draw it solid (for a percent increase, when it and its
+    baseline are), and as saturated, whatever its intervals, when the network carried < 95% of the regular
+    bytes."""
+    lines = [("| reading | points | broadcasts | within ±5% at 95% confidence | out of budget (drawn hollow) | "
+              "saturated (under 95% of the regular bytes carried) |"), "|---|---|---|---|---|---|"]
+    for basis, mine in rows.items():
+        points: dict = {}
+        for r in mine:
+            point = points.setdefault((r["algorithm"], int(r["size"]), float(r["load"])), {
+                "broadcasts": int(r["broadcasts"]), "saturated": _flag(r["saturated"]), "precise": True})
+            point["precise"] &= _flag(r["precise"])
+        unsaturated = [p for p in points.values() if not p["saturated"]]
+        precise = sum(p["precise"] for p in unsaturated)
+        lines.append(f"| {basis} | {len(points)} | {sum(p['broadcasts'] for p in points.values()):,} | {precise} | "
+                     f"{len(unsaturated) - precise} | {len(points) - len(unsaturated)} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_tables(results: Path) -> list[Path]:
+    """Rewrite the Markdown tables of `results` (a `harts reproduce` directory) from its claims_*.json and
+    figures/*.csv: the verdicts of each reading found, and, with both readings' figures, the points table."""
+    import csv
+
+    written = []
+    for basis in LOAD_BASES:
+        if (results / f"claims_{basis}.json").is_file():
+            verdicts = json.loads((results / f"claims_{basis}.json").read_text())
+            write_text(results / f"claims_{basis}.md", markdown(verdicts, basis))
+            written.append(results / f"claims_{basis}.md")
+    csvs = {basis: [results / "figures" / f"fig{n}_{basis}.csv" for n in FIGURES] for basis in LOAD_BASES}
+    if all(path.is_file() for paths in csvs.values() for path in paths):
+        rows = {basis: [r for path in paths for r in csv.DictReader(path.read_text().splitlines())]
+                for basis, paths in csvs.items()}
+        write_text(results / "points.md", points_markdown(rows))
+        written.append(results / "points.md")
     return written
 
 

@@ -10,6 +10,7 @@ is the spread the functional model (harts.reference) gives at zero load with the
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -60,6 +61,7 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     bmu_rows = [bmu_row(probe, done[probe.key]) for probe in probes]
     write_csv(bmu_rows, out / "bmu.csv")
     write_text(out / "bmu.md", bmu_markdown(bmu_rows))
+    write_text(out / "bmu_saturated.md", bmu_saturated_markdown(bmu_rows))
     draw_bmu(bmu_rows, precision.name, out / "bmu.png")
 
     variants = [timing_model(setup, delay) for setup in SETUP_CYCLES for delay in LINK_DELAYS]
@@ -72,8 +74,8 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     write_text(out / "spread.md", spread_markdown(spread_rows))
     draw_spread(spread_rows, precision.name, out / "spread.png")
     summary = {"bmu": bmu_rows, "spread": spread_rows,
-               "files": [str(out / name) for name in ("bmu.csv", "bmu.md", "bmu.png", "spread.csv", "spread.md",
-                                                      "spread.png")]}
+               "files": [str(out / name) for name in ("bmu.csv", "bmu.md", "bmu_saturated.md", "bmu.png", "spread.csv",
+                                                      "spread.md", "spread.png")]}
     write_text(out / "sensitivity.json", json.dumps(summary, indent=1))
     return summary
 
@@ -87,16 +89,41 @@ def bmu_markdown(rows: list[dict]) -> str:
     sizes = sorted({r["size"] for r in rows})
     by = {(r["bus_interfaces"], r["queues"], r["size"]): r for r in rows}
     lines = ["| BMU structure | " + " | ".join(f"E-{n}" for n in sizes) + " |", "|---" * (len(sizes) + 1) + "|"]
+    for label, structure in _structures(rows):
+        cells = [f"{r['saturation_load']:g} ({r['saturated_link_utilisation']:.2f}; "
+                 f"{r['saturated_bmu_interface_utilisation']:.2f})" for r in (by[(*structure, n)] for n in sizes)]
+        bold = "**" if structure == DEFAULT_BMU else ""
+        lines.append("| " + " | ".join(f"{bold}{c}{bold}" for c in (label, *cells)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _structures(rows: list[dict]) -> list[tuple[str, tuple[int, str]]]:
+    """Each BMU structure in the rows' order, with its label: the first spelt out, the default marked."""
+    labels = []
     for first, (interfaces, queues) in enumerate(dict.fromkeys((r["bus_interfaces"], r["queues"]) for r in rows)):
         label = (f"{interfaces} interface{'s' if interfaces > 1 else ''}, {queues} queue" if first == 0
                  else f"{interfaces}, {queues}")
-        cells = [f"{r['saturation_load']:g} ({r['saturated_link_utilisation']:.2f}; "
-                 f"{r['saturated_bmu_interface_utilisation']:.2f})" for r in (by[interfaces, queues, n] for n in sizes)]
-        if (interfaces, queues) == DEFAULT_BMU:
-            label = f"{label} (default)"
-            lines.append("| " + " | ".join(f"**{c}**" for c in (label, *cells)) + " |")
-        else:
-            lines.append("| " + " | ".join((label, *cells)) + " |")
+        labels.append((label + (" (default)" if (interfaces, queues) == DEFAULT_BMU else ""), (interfaces, queues)))
+    return labels
+
+
+def bmu_saturated_markdown(rows: list[dict]) -> str:
+    """The second table EXPERIMENTS.md shows: a row per BMU structure, and for each what was busy at the saturation
+    load, each cell giving the mesh sizes' values in order: the busiest link, the bus interfaces, the share of
+    their busy time they were blocked (holding a packet whose transmitter was busy), the packets queued in a BMU."""
+    sizes = sorted({r["size"] for r in rows})
+    by = {(r["bus_interfaces"], r["queues"], r["size"]): r for r in rows}
+    columns = (("busiest link busy", "saturated_link_utilisation_max", "{:.2f}"),
+               ("bus interfaces busy", "saturated_bmu_interface_utilisation", "{:.3f}"),
+               ("of that, blocked", "saturated_bmu_interface_blocked", "{:.0%}"),
+               ("packets queued in a BMU", "saturated_bmu_queue_mean_packets", "{:.0f}"))
+    which = ", ".join(f"E-{n}" for n in sizes)
+    lines = [f"| BMU structure ({which}) | " + " | ".join(title for title, _, _ in columns) + " |",
+             "|---" * (len(columns) + 1) + "|"]
+    for label, structure in _structures(rows):
+        cells = [", ".join(form.format(by[(*structure, n)][key]) for n in sizes) for _, key, form in columns]
+        bold = "**" if structure == DEFAULT_BMU else ""
+        lines.append("| " + " | ".join(f"{bold}{c}{bold}" for c in (label, *cells)) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -118,6 +145,31 @@ def spread_markdown(rows: list[dict]) -> str:
         lines.append(f"| {first['S']:g} | {first['d']:g} | {first['d_over_S_plus_rM']:.3f} | "
                      f"{first['zero_load_spread_points']:.0f} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _read_csv(path: Path) -> list[dict]:
+    """A CSV's rows with numbers as numbers, as the sweep made them."""
+    def number(text: str):
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                pass
+        return text
+    return [{key: number(value) for key, value in row.items()} for row in csv.DictReader(path.read_text().splitlines())]
+
+
+def write_tables(results: Path) -> list[Path]:
+    """Rewrite the Markdown tables of `results`/sensitivity from its bmu.csv and spread.csv, without running."""
+    out, written = results / "sensitivity", []
+    for source, tables in (("bmu.csv", (("bmu.md", bmu_markdown), ("bmu_saturated.md", bmu_saturated_markdown))),
+                           ("spread.csv", (("spread.md", spread_markdown),))):
+        if (out / source).is_file():
+            rows = _read_csv(out / source)
+            for name, render in tables:
+                write_text(out / name, render(rows))
+                written.append(out / name)
+    return written
 
 
 def bmu_row(probe: SaturationProbe, found: dict) -> dict:

@@ -22,6 +22,7 @@ from ...choices import ATA_ALGORITHMS, require_names
 from ...controller import isa
 from ...controller import records as R
 from ...controller.microcode import assemble
+from ...controller.state import ST_FIFO_PEAK
 from ...errors import InputError, SimulationError
 from ...faults.fault_set import without_faults
 from ...machine.config import Config
@@ -61,6 +62,7 @@ class AtaRun:
     queueing: int | None = None  # D: the worst case, every hop stored and forwarded
     stored_hops: int | None = None  # the worst case: stored hops on a broadcast's longest path (IHC: all stages)
     printed_formula_cycles: float | None = None  # Table II as printed, where its counts differ
+    fifo_peak_bytes: int | None = None  # the most bytes a receiver FIFO held, the background's included
     copies: np.ndarray | None = field(default=None, repr=False)  # [node, source]: copies delivered
     true_copies: np.ndarray | None = field(default=None, repr=False)  # ... of them with the source's value
     arrivals: np.ndarray | None = field(default=None, repr=False)  # cycles from the start, each copy's arrival
@@ -125,7 +127,7 @@ def packet_length(mu: int, d: Fraction, config: Config) -> int:
 
 
 def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped: bool = False,
-        queueing: int | None = None) -> AtaRun:
+        queueing: int | None = None, early: int | None = None) -> AtaRun:
     """One IHC all-to-all broadcast in dedicated mode. Stage i starts when stage i - 1 has taken its
     formula time tau_S + mu alpha + (N-2) alpha; overlapped, the stages run from eta-1 down to 0 and each
     starts (mu-1) alpha earlier (section VI-A). Each of the eta - 1 stages after the first then ends
@@ -133,7 +135,11 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
     (mu-1)^2 alpha, stated for eta = mu, is that saving at eta = mu. With `queueing` = D cycles, the worst
     case of section VI-B: cut-through is switched off (ihc_store_and_forward.yaml), so every hop is stored
     and forwarded, and waits D more (timing.bmu_setup_cycles + D): a stage takes
-    (N - 1)(S + rM + D + MARK_CYCLES)."""
+    (N - 1)(S + rM + D + MARK_CYCLES). `early`, overlapped only, starts each stage that many alphas early
+    instead of mu - 1 (not the paper's schedule: EXPERIMENTS.md, Overlapped stages)."""
+    if early is not None and not overlapped:
+        raise InputError("starting stages early is an overlapped schedule's")
+    early = mu - 1 if early is None else early
     config, timing, length = prepare(config, "ihc", "ihc", mu, length)
     if queueing is not None:
         if overlapped:
@@ -144,7 +150,7 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
     n = topology.n_nodes
     cycles = directed_cycles(topology)
     stage = timing.S + timing.r * length + (n - 2) * timing.d
-    step = stage - (mu - 1) * timing.d if overlapped else stage
+    step = stage - early * timing.d if overlapped else stage
     create, source, cycle_of = [], [], []
     for j, cycle in enumerate(cycles):
         for i in range(eta):
@@ -153,16 +159,16 @@ def ihc(config: Config, eta: int, mu: int, length: int | None = None, overlapped
                 create.append(start)
                 source.append(int(v))
                 cycle_of.append(j)
-    formula = eta * stage - (overlap_saving(eta, mu) * timing.d if overlapped else 0)
+    formula = eta * stage - (overlap_saving(eta, mu, early) * timing.d if overlapped else 0)
     return run_schedule(sim, timing, "ihc", len(cycles), mu, length, formula,
                         initiations(*_in_time_order(create, source, 0, length, cycle_of, n - 1)),
                         eta=eta, overlapped=overlapped)
 
 
-def overlap_saving(eta: int, mu: int) -> int:
-    """The cut-throughs (alphas) the overlapped schedule saves: eta - 1 stages, each started (mu-1) alpha
-    early. Section VI-A states (mu-1)^2 for eta = mu, which this is there."""
-    return (eta - 1) * (mu - 1)
+def overlap_saving(eta: int, mu: int, early: int | None = None) -> int:
+    """The cut-throughs (alphas) the overlapped schedule saves: eta - 1 stages, each started `early` (by
+    default mu - 1) alphas early. Section VI-A states (mu-1)^2 for eta = mu, which this is there."""
+    return (eta - 1) * (mu - 1 if early is None else early)
 
 
 def _ihc_worst_case(config: Config, timing, eta: int, mu: int, length: int, queueing: int) -> AtaRun:
@@ -284,10 +290,11 @@ require_names(("ihc", *BY_NAME), ALGORITHMS, "harts.experiments.lee_shin.ata.BY_
 
 
 def run_algorithm(config: Config, algorithm: str, mu: int = 2, eta: int | None = None, length: int | None = None,
-                  overlapped: bool = False, queueing: int | None = None) -> AtaRun:
-    """Any of ALGORITHMS on the config's network; eta (default: default_eta) and overlapped are IHC's."""
+                  overlapped: bool = False, queueing: int | None = None, early: int | None = None) -> AtaRun:
+    """Any of ALGORITHMS on the config's network; eta (default: default_eta), overlapped and early (ihc) are
+    IHC's."""
     if algorithm != "ihc":
-        if eta is not None or overlapped:
+        if eta is not None or overlapped or early is not None:
             raise InputError(f"eta and overlapped stages are IHC's, not {algorithm.upper()}'s")
         return BY_NAME[algorithm](config, mu, length, queueing)
     spec = config.topology_spec
@@ -302,7 +309,8 @@ def run_algorithm(config: Config, algorithm: str, mu: int = 2, eta: int | None =
     if queueing is None:  # the worst case stores every hop: no two packets are ever cut through at once
         check_interleaving(config, nodes, eta, mu, length)
     try:
-        return ihc(config, default_eta(nodes, mu) if eta is None else eta, mu, length, overlapped, queueing)
+        return ihc(config, default_eta(nodes, mu) if eta is None else eta, mu, length, overlapped, queueing,
+                   early)
     except ValueError as exc:  # a network without a Hamiltonian decomposition
         raise InputError(str(exc)) from None
 
@@ -364,7 +372,7 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
     except SimulationError as exc:
         if start and "receiver FIFO overflow" in str(exc):
             raise SimulationError(f"{exc}. Raise timing.receiver_fifo_bytes: over background traffic, IHC's "
-                                  f"receivers held up to 288 bytes (EXPERIMENTS.md, Lee & Shin, Receiver FIFOs)"
+                                  f"receivers hold several packets (EXPERIMENTS.md, Lee & Shin, Receiver FIFOs)"
                                   ) from None
         raise
     n = sim.topology.n_nodes
@@ -387,7 +395,7 @@ def run_schedule(sim: Simulation, timing, algorithm: str, gamma: int, mu: int, l
     return AtaRun(algorithm, sim.topology.name, n, gamma, mu, length, timing.S, timing.r, timing.d, completion,
                   formula, not (dl[R.DL_CONTENTION] != 0).any(), int(off_diagonal.min()), int(off_diagonal.max()),
                   _first_contention(result, dl, traffic), copies=copies, true_copies=true_copies,
-                  arrivals=np.sort(dl[R.DL_TICK]) / result.ticks_per_cycle - start, **extra)
+                  fifo_peak_bytes=int(result.stats[ST_FIFO_PEAK]), arrivals=np.sort(dl[R.DL_TICK]) / result.ticks_per_cycle - start, **extra)
 
 
 def startup(run: AtaRun) -> Fraction:

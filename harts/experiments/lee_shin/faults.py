@@ -9,17 +9,26 @@ does for one broadcast, but over every ordered pair of non-faulty nodes (u, v): 
   harts.faults.reception.
 
 FRS is left out: its merged messages carry many sources' packets and are counted by bytes only.
+
+`fault_trials()` writes RESULTS/paper001/fault_trials.csv and .md: every tolerant algorithm on two networks or
+more, TRIALS random fault sets per count, as `harts ata --crash F | --byzantine F | --dead-links F --trials 20`
+runs them (seed 1, up to gamma - 1 crashes and dead links, floor((gamma - 1)/2) Byzantine nodes).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
 from ...faults.fault_set import faults_from_config
 from ...faults.tolerance import ToleranceRow
-from ...machine.config import Config
-from ...network import build_topology
+from ...machine.config import Config, defaults
+from ...network import build_topology, port_count
+from ...output import write_text
+from ..sweep import write_csv
 from .ata import AtaRun, run_algorithm
+from .tables import HEX3, HEX5, HEX6, NAMES, SQ, Q, network
 
 KINDS = {"crash": "faults__random_crashed", "byzantine": "faults__random_byzantine",
          "dead_links": "faults__random_dead_links"}
@@ -69,3 +78,55 @@ def ata_tolerance(config: Config, algorithm: str, kind: str, max_faults: int, tr
                                  float(np.mean([all_ok for _, all_ok in outcomes])), float(np.min(fractions))))
     return rows
 
+
+
+TRIALS = 20
+SEED = 1
+TRIAL_CASES = (("ihc", HEX3), ("ihc", HEX6), ("ihc", SQ[4]), ("ihc", SQ[8]), ("ihc", Q[4]), ("ihc", Q[6]),
+               ("ks", HEX3), ("ks", HEX5), ("vsq", SQ[5]), ("vsq", SQ[7]), ("vrs", Q[4]), ("vrs", Q[6]))
+TRIAL_KINDS = ("crash", "byzantine", "dead_links")
+
+
+def most_faults(kind: str, gamma: int) -> int:
+    """The faults the paper's reasoning says gamma copies tolerate: gamma - 1 crashes or dead links,
+    floor((gamma - 1)/2) Byzantine nodes."""
+    return (gamma - 1) // 2 if kind == "byzantine" else gamma - 1
+
+
+def fault_trials(results: Path, trials: int = TRIALS, seed: int = SEED) -> list[dict]:
+    """Every case of TRIAL_CASES, each kind of fault from 1 to most_faults, as ata_tolerance runs them (a
+    count's trials follow the lower counts' in one random stream, as in `harts ata`)."""
+    rows = []
+    for algorithm, spec in TRIAL_CASES:
+        config, gamma = defaults().with_values(topology=spec), port_count(spec)
+        for kind in TRIAL_KINDS:
+            for r in ata_tolerance(config, algorithm, kind, most_faults(kind, gamma), trials, seed)[1:]:
+                rows.append({"algorithm": algorithm, "network": network(spec), "gamma": gamma, "kind": kind,
+                             "faults": r.faults, "behaviour": r.behaviour if kind == "byzantine" else "",
+                             "trials": r.trials, "correct_fraction": r.correct_fraction,
+                             "all_correct_fraction": r.all_correct_fraction, "worst_fraction": r.worst_fraction})
+    out = results / "paper001"
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(rows, out / "fault_trials.csv")
+    write_text(out / "fault_trials.md", fault_trials_markdown(rows))
+    return rows
+
+
+def share(x: float, places: int) -> str:
+    """A share as the fault table prints it: 0 and 1 bare, others to `places` decimals."""
+    return f"{x:g}" if x in (0.0, 1.0) else f"{x:.{places}f}"
+
+
+def fault_trials_markdown(rows: list[dict]) -> str:
+    """One row per algorithm and network; a cell per count of faults, lowest first."""
+    head = ("Each cell: the share of ordered non-faulty pairs that decide correctly, mean over "
+            f"{rows[0]['trials']} trials; in brackets, the share of trials in which every pair did.\n\n"
+            "| algorithm | network | gamma | crashes 1, 2, ..., gamma - 1 | Byzantine 1, ..., floor((gamma-1)/2) "
+            "| dead links 1, 2, ..., gamma - 1 |\n|---|---|---|---|---|---|\n")
+    lines = []
+    for algorithm, spec in TRIAL_CASES:
+        mine = [r for r in rows if (r["algorithm"], r["network"]) == (algorithm, network(spec))]
+        cells = [" / ".join(f"{share(r['correct_fraction'], 3)} ({share(r['all_correct_fraction'], 2)})"
+                            for r in mine if r["kind"] == kind) for kind in TRIAL_KINDS]
+        lines.append(f"| {NAMES[algorithm]} | {network(spec)} | {mine[0]['gamma']} | {' | '.join(cells)} |\n")
+    return head + "".join(lines)

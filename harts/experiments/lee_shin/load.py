@@ -5,7 +5,8 @@ same fixed schedule as in dedicated mode; its time is from its start to its last
 runs with several seeds of the background traffic; the figure shows their mean and range, with each
 algorithm's dedicated best case and its worst case (every hop stored, D = 0) beside it. Receiver FIFOs
 are 256 bytes here: with 64, an IHC packet that queues behind another while the relay's refused-forward
-path runs overflows the FIFO (MODEL.md, "Lee & Shin's IHC").
+path runs overflows the FIFO (MODEL.md, "Lee & Shin's IHC"). load.md gives the mean and range per load.
+`fifo_peaks()` measures how full IHC's receiver FIFOs get, with FIFOs too large to overflow (fifo_peaks.md).
 """
 
 from __future__ import annotations
@@ -14,27 +15,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...machine.config import defaults
-from ...output import save_figure
+from ...machine.simulation import Simulation
+from ...machine.traffic import Traffic, build_traffic
+from ...output import save_figure, write_text
 from ..sweep import run_tasks, write_csv
-from .ata import run_algorithm
+from .ata import on_controller, run_algorithm
 
 LOADS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 SEEDS = (1, 2, 3, 4, 5)
 NETWORKS = {  # name: (topology, ((algorithm, eta), ...))
     "E-6": ({"kind": "hex", "size": 6}, (("ihc", 7), ("ks", None))),
     "SQ_5": ({"kind": "torus", "dims": [5, 5]}, (("ihc", 5), ("vsq", None))),
-    "Q4": ({"kind": "hypercube", "dimension": 4}, (("ihc", 2), ("vrs", None), ("frs", None))),
+    "Q_4": ({"kind": "hypercube", "dimension": 4}, (("ihc", 2), ("vrs", None), ("frs", None))),
 }
 FIFO_BYTES = 256
 WARMUP = 2000
 MU = 2
 
 
+def loaded(spec: dict, load: float, seed: int, fifo_bytes: int | None = None, **values):
+    """The config of a run over background traffic."""
+    return defaults().with_values(topology=spec, traffic__uniform__load=load, run__warmup_cycles=WARMUP,
+                                  run__cycles=WARMUP + 60_000, run__seed=seed,
+                                  timing__receiver_fifo_bytes=FIFO_BYTES if fifo_bytes is None else fifo_bytes,
+                                  **values)
+
+
 def run_at(algorithm: str, eta: int | None, spec: dict, load: float, seed: int, queueing: int | None = None):
-    config = defaults().with_values(topology=spec, traffic__uniform__load=load, run__warmup_cycles=WARMUP,
-                                    run__cycles=WARMUP + 60_000, run__seed=seed,
-                                    timing__receiver_fifo_bytes=FIFO_BYTES)
-    return run_algorithm(config, algorithm, MU, eta, queueing=queueing)
+    return run_algorithm(loaded(spec, load, seed), algorithm, MU, eta, queueing=queueing)
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,28 @@ def load_sweep(results: Path, loads=LOADS, seeds=SEEDS, resume: bool = False, wo
     write_csv([{**r, **dict(zip(("best_case_cycles", "worst_case_cycles"), bounds(rows, r)))} for r in rows],
               out / "load.csv")
     draw(rows, out / "load.png")
+    write_text(out / "load.md", load_markdown(rows))
     return rows
+
+
+def load_markdown(rows: list[dict]) -> str:
+    """Per network and algorithm: the time at each load, the mean over the seeds and (in brackets) their
+    range, then the worst case (D = 0)."""
+    from .tables import NAMES, number
+    table = summary(rows)
+    loads = sorted({r["background_load"] for r in table})
+    lines = ["| network | algorithm | " + " | ".join(f"rho = {x:g}" if i == 0 else f"{x:g}" for i, x in enumerate(loads))
+             + " | worst case, D = 0 |", "|---" * (len(loads) + 3) + "|"]
+    for name, (_, algorithms) in NETWORKS.items():
+        for algorithm, eta in algorithms:
+            mine = {r["background_load"]: r for r in table if (r["network"], r["algorithm"]) == (name, algorithm)}
+            cells = [number(r["mean_cycles"]) if r["runs"] == 1 else
+                     f"{r['mean_cycles']:.0f} ({r['min_cycles']:.0f}-{r['max_cycles']:.0f})"
+                     for r in (mine[x] for x in loads)]
+            _, worst = bounds(rows, next(r for r in rows if (r["network"], r["algorithm"]) == (name, algorithm)))
+            label = NAMES[algorithm] + (f" (eta = {eta})" if eta is not None else "")
+            lines.append(f"| {name} | {label} | " + " | ".join(cells) + f" | {number(worst)} |")
+    return "\n".join(lines) + "\n"
 
 
 def bounds(rows: list[dict], row: dict) -> tuple[float, float]:
@@ -134,3 +163,48 @@ def draw(rows: list[dict], path: Path) -> None:
     fig.suptitle(f"Paper 001: all-to-all reliable broadcast time against background load (mu = {MU})", fontsize=10)
     save_figure(fig, path, dpi=130)
     plt.close(fig)
+
+
+# IHC's receiver FIFOs over background traffic: FIFOs too large to overflow, seed 1. SQ_8 as
+# configs/torus_8x8.yaml routes it (routing.torus_tie positive); the others as the load sweep runs them.
+FIFO_NETWORKS = {"SQ_8": ({"kind": "torus", "dims": [8, 8]}, 2, {"routing__torus_tie": "positive"}),
+                 **{name: (spec, dict(algorithms)["ihc"], {}) for name, (spec, algorithms) in NETWORKS.items()}}
+FIFO_LOADS = (0.1, 0.2, 0.3)
+LARGE_FIFO_BYTES = 1 << 16
+FIFO_SEED = 1
+
+
+def fifo_peaks(results: Path) -> list[dict]:
+    """Each network's peak receiver FIFO fill with IHC over the background at each of FIFO_LOADS, and with the
+    background alone (IHC's controller, no schedule); written to RESULTS/paper001/fifo_peaks.csv and .md."""
+    rows = []
+    for name, (spec, eta, values) in FIFO_NETWORKS.items():
+        for load in FIFO_LOADS:
+            config = loaded(spec, load, FIFO_SEED, LARGE_FIFO_BYTES, **values)
+            run = run_algorithm(config, "ihc", MU, eta)
+            background = Simulation(on_controller(config, "ihc", "ihc"))
+            alone = background.run(Traffic.concatenate(list(build_traffic(background.config,
+                                                                          background.topology).chunks())))
+            rows.append({"network": name, "eta": eta, "background_load": load, "seed": FIFO_SEED,
+                         "fifo_bytes": LARGE_FIFO_BYTES, "ihc_fifo_peak_bytes": run.fifo_peak_bytes,
+                         "background_fifo_peak_bytes": alone.summary()["fifo_peak_bytes"]})
+    out = results / "paper001"
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(rows, out / "fifo_peaks.csv")
+    write_text(out / "fifo_peaks.md", fifo_peaks_markdown(rows))
+    return rows
+
+
+def fifo_peaks_markdown(rows: list[dict]) -> str:
+    loads = sorted({r["background_load"] for r in rows})
+    head = (f"Peak receiver FIFO fill in bytes, seed {rows[0]['seed']}, FIFOs of {rows[0]['fifo_bytes']} bytes. SQ_8 "
+            f"with routing.torus_tie positive, as configs/torus_8x8.yaml.\n\n"
+            "| network | IHC's eta | " + " | ".join(f"IHC, rho = {x:g}" for x in loads) + " | "
+            + " | ".join(f"background alone, rho = {x:g}" for x in loads) + " |\n"
+            + "|---" * (2 + 2 * len(loads)) + "|\n")
+    lines = []
+    for name in FIFO_NETWORKS:
+        mine = sorted((r for r in rows if r["network"] == name), key=lambda r: r["background_load"])
+        lines.append(f"| {name} | {mine[0]['eta']} | " + " | ".join(str(r["ihc_fifo_peak_bytes"]) for r in mine)
+                     + " | " + " | ".join(str(r["background_fifo_peak_bytes"]) for r in mine) + " |\n")
+    return head + "".join(lines)

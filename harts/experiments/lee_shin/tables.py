@@ -4,13 +4,15 @@ paper's formulas evaluated with the calibrated S, r and d (tau_S = S, alpha = d,
 `tables()` writes, under RESULTS/paper001/:
 * tables.csv and tables.md: every algorithm on two or more sizes of each network it runs on, at mu = 2, in
   dedicated mode (CASES), then the claim rows (CLAIMS): overlapped stages, Theorem 4, IHC against FRS, eta on
-  a hexagonal mesh. Each row gives the engine's completion beside its formula with exact path counts; a row
-  that differs names its measured cause.
+  a hexagonal mesh, the bound on eta. Each row gives the engine's completion beside its formula with exact path
+  counts; a row that differs names its measured cause.
+* vrs_formula.csv and vrs_formula.md: VRS-ATA's formula, from the functional model (harts.reference.rs): each
+  Q_m's slowest copy, its packets T and cut-throughs C, against the printed count.
 * worst_case.csv and worst_case.md: Table IV, every hop stored and forwarded, queueing delay D. There a stored
   restart is S + 1 cycles, since a receiver marks the copy for its NP (ata.MARK_CYCLES), so Table IV is
   evaluated with tau_S = S + 1 (FRS: tau_S = S).
 
-EXPERIMENTS.md shows tables.md and worst_case.md as written: bench/results/reproduce/paper001/ keeps them, and
+EXPERIMENTS.md shows these .md files as written: bench/results/reproduce/paper001/ keeps them, and
 `python -m harts.experiments.splice RESULTS` refreshes them and the page's blocks. tests/test_ata.py fails when a
 new run's files differ from the kept ones.
 """
@@ -25,8 +27,9 @@ import numpy as np
 
 from ...machine.config import defaults
 from ...output import write_text
+from ...reference.rs import rs_hops
 from ..sweep import write_csv
-from .ata import MARK_CYCLES, AtaRun, run_algorithm, startup
+from .ata import MARK_CYCLES, AtaRun, prepare, run_algorithm, startup
 
 MU = 2
 HEX3, HEX5, HEX6, HEX7 = ({"kind": "hex", "size": n} for n in (3, 5, 6, 7))
@@ -41,13 +44,14 @@ class Case:
     mu: int = MU
     eta: int | None = None
     overlapped: bool = False
+    early: int | None = None  # overlapped: each stage starts this many d early (default: mu - 1)
     timing: dict = field(default_factory=dict)  # config keys changed for this row
     claim: str = ""  # what the row checks (claim rows only)
 
     def run(self, queueing: int | None = None) -> AtaRun:
         config = defaults().with_values(self.timing, topology=self.spec)
         return run_algorithm(config, self.algorithm, self.mu, eta=self.eta, overlapped=self.overlapped,
-                             queueing=queueing)
+                             queueing=queueing, early=self.early)
 
 
 CASES = (
@@ -61,24 +65,46 @@ CASES = (
 
 SLOW_SETUP = {"timing.bmu_setup_cycles": 5}  # S = 11 >= mu^2 d / 2 = 10
 LONG_WIRE = {"timing.link_delay_cycles": 5}  # d = 10, S = 12; mu = 1 packets are 48 bytes
+NO_GAP = {"timing.idle_gap_bytes": 0}  # rM = mu d
+EARLY = "overlapped, each stage {} early (ours, not harts ata's)"
+BOUND = "the bound on eta ({}): {}"
 CLAIMS = (
     Case("ihc", SQ[6], mu=3, eta=3, overlapped=True, claim="VI-A: overlapped, eta = mu, saves (mu-1)^2 d"),
     Case("ihc", Q[4], mu=3, overlapped=True, claim="overlapped, eta > mu (ours): saves (eta-1)(mu-1)d"),
     Case("ihc", Q[8], mu=3, overlapped=True, claim="overlapped, eta > mu (ours): saves (eta-1)(mu-1)d"),
+    Case("ihc", Q[4], mu=3, eta=4, overlapped=True, early=4, claim=EARLY.format("eta d")),
+    Case("ihc", Q[4], mu=3, eta=4, overlapped=True, early=5, claim=EARLY.format("(eta+1)d")),
+    Case("ihc", SQ[6], mu=3, eta=6, overlapped=True, early=6, claim=EARLY.format("eta d")),
+    Case("ihc", SQ[6], mu=3, eta=6, overlapped=True, early=7, claim=EARLY.format("(eta+1)d")),
+    Case("ihc", SQ[6], mu=3, eta=3, overlapped=True, early=3, claim=EARLY.format("eta d")),
+    Case("ihc", SQ[6], mu=3, eta=3, overlapped=True, early=4, claim=EARLY.format("(eta+1)d")),
     Case("ihc", Q[4], mu=1, eta=1, claim="Theorem 4: eta = mu = 1 takes tau_S + (N-1) alpha"),
+    Case("ihc", SQ[4], mu=1, eta=1, claim="Theorem 4: eta = mu = 1 takes tau_S + (N-1) alpha"),
     Case("ihc", Q[4], mu=1, eta=2, claim="the same 18-byte packets at eta = 2"),
+    *(Case("ihc", Q[4], mu=1, eta=1, timing={"timing.link_delay_cycles": wire},
+           claim="Theorem 4 with a little wire delay") for wire in (1, 2, 3)),
     Case("ihc", Q[4], mu=2, eta=2, timing=LONG_WIRE, claim="eta = mu = 2 with a longer d"),
     Case("ihc", Q[4], mu=1, eta=1, timing=LONG_WIRE, claim="Theorem 4 with a longer d"),
     Case("frs", Q[4], mu=1, timing=LONG_WIRE, claim="FRS with a longer d"),
     Case("ihc", HEX3, eta=2, claim="Table III's eta = mu = 2 on E-3 (N odd)"),
     Case("ihc", Q[4], timing=SLOW_SETUP, claim="VI-A: eta = mu, tau_S >= mu^2 alpha / 2: IHC beats FRS"),
     Case("frs", Q[4], timing=SLOW_SETUP, claim="VI-A: eta = mu, tau_S >= mu^2 alpha / 2: IHC beats FRS"),
+    Case("ihc", Q[4], timing={"timing.bmu_setup_cycles": 6}, claim="IHC against FRS, S = 12"),
+    Case("frs", Q[4], timing={"timing.bmu_setup_cycles": 6}, claim="IHC against FRS, S = 12"),
     Case("ihc", Q[4], timing={"timing.bmu_setup_cycles": 7}, claim="IHC against FRS, S = 13"),
     Case("frs", Q[4], timing={"timing.bmu_setup_cycles": 7}, claim="IHC against FRS, S = 13"),
     Case("ihc", Q[8], timing=SLOW_SETUP, claim="VI-A: eta = mu, tau_S >= mu^2 alpha / 2: IHC beats FRS"),
     Case("frs", Q[8], timing=SLOW_SETUP, claim="VI-A: eta = mu, tau_S >= mu^2 alpha / 2: IHC beats FRS"),
     Case("ihc", Q[8], timing={"timing.bmu_setup_cycles": 68}, claim="IHC against FRS, S = 74"),
     Case("frs", Q[8], timing={"timing.bmu_setup_cycles": 68}, claim="IHC against FRS, S = 74"),
+    Case("ihc", Q[4], timing=NO_GAP, claim="IHC without the idle gap: rM = mu d"),
+    Case("ihc", Q[8], timing=NO_GAP, claim="IHC without the idle gap: rM = mu d"),
+    Case("ihc", Q[4], eta=8, claim=BOUND.format("3 on Q_4", "eta above it")),
+    Case("ihc", Q[4], eta=16, claim=BOUND.format("3 on Q_4", "eta above it")),
+    Case("ihc", SQ[5], eta=5, claim=BOUND.format("7 on SQ_5", "eta within it")),
+    Case("ihc", SQ[5], eta=25, claim=BOUND.format("7 on SQ_5", "eta above it")),
+    Case("ihc", HEX6, eta=13, claim=BOUND.format("8.95 on E-6", "eta above it")),
+    Case("ks", HEX6, claim=BOUND.format("8.95 on E-6", "KS-ATA")),
 )
 
 NAMES = {"ihc": "IHC", "ks": "KS-ATA", "vsq": "VSQ-ATA", "vrs": "VRS-ATA", "frs": "FRS"}
@@ -149,17 +175,19 @@ def measured(case: Case, run: AtaRun, ihc_twin: AtaRun | None) -> str:
     notes = []
     times = np.unique(run.arrivals)
     first_late = times[0] - float(run.S + run.r * run.length)  # the first copies, one hop from their sources
+    pace = None
     if run.algorithm == "ihc" and run.eta == 1 and late:
         spacing = set(np.round(np.diff(times), 6))  # eta = 1: every copy at a node comes at one pace
         pace = float(spacing.pop()) if len(spacing) == 1 else None
-        if pace is not None:
-            notes.append(f"copies arrive at cycles {', '.join(number(t) for t in times[:3])}, ...: one every "
-                         f"{number(pace)} cycles, not every d = {run.d}")
-            if (run.nodes - 2) * (pace - float(run.d)) + first_late == float(late):
-                notes.append(f"{number(float(late))} = (N-2)({number(pace)} - d) + the first copies' "
-                             f"{number(first_late)}")
+    if pace is not None and pace != float(run.d):
+        notes.append(f"copies arrive at cycles {', '.join(number(t) for t in times[:3])}, ...: one every "
+                     f"{number(pace)} cycles, not every d = {run.d}")
+        if (run.nodes - 2) * (pace - float(run.d)) + first_late == float(late):
+            notes.append(f"{number(float(late))} = (N-2)({number(pace)} - d) + the first copies' "
+                         f"{number(first_late)}")
     elif late and run.contention_free:
-        notes.append(f"contention-free; the first copies arrive {number(first_late)} cycles after S + rM: a "
+        notes.append(f"contention-free; the first copies arrive {number(first_late)} "
+                     f"cycle{'' if first_late == 1 else 's'} after S + rM: a "
                      f"packet under 48 bytes is late to the NP (MODEL.md, How S, r and d arise)")
     if run.algorithm == "ihc" and run.eta is not None and run.nodes % run.eta:
         notes.append(f"N = {run.nodes} mod eta = {run.nodes % run.eta}: stage 0's first and last senders are "
@@ -180,7 +208,9 @@ def measured(case: Case, run: AtaRun, ihc_twin: AtaRun | None) -> str:
 def row(case: Case, run: AtaRun, ihc_twin: AtaRun | None = None) -> dict:
     return {
         "claim": case.claim, "algorithm": case.algorithm, "network": network(case.spec), "nodes": run.nodes,
-        "eta": run.eta or "", "mu": run.mu, "overlapped": run.overlapped, "length_bytes": run.length,
+        "eta": run.eta or "", "mu": run.mu, "overlapped": run.overlapped,
+        "early": (run.mu - 1 if case.early is None else case.early) if run.overlapped else "",
+        "length_bytes": run.length,
         "timing": timing_label(run, case), "S": float(run.S), "d": float(run.d),
         "engine_cycles": float(run.completion_cycles), "formula_cycles": float(run.formula_cycles),
         "table_2_cycles": table_two(case.algorithm, run), "table_3_cycles": table_three(case.algorithm, run),
@@ -204,7 +234,51 @@ def tables(results: Path) -> tuple[list[dict], list[dict]]:
     worst = worst_case_rows()
     write_csv(worst, out / "worst_case.csv")
     write_text(out / "worst_case.md", worst_case_markdown(worst))
+    vrs = vrs_formula_rows()
+    write_csv(vrs, out / "vrs_formula.csv")
+    write_text(out / "vrs_formula.md", vrs_formula_markdown(vrs))
     return rows, worst
+
+
+VRS_DIMENSIONS = (3, 4, 5, 6, 7, 8)
+
+
+def vrs_formula_rows(dimensions=VRS_DIMENSIONS) -> list[dict]:
+    """One VRS broadcast on each Q_m in the functional model (harts.reference.rs), with the S, r and d
+    calibrated for VRS-ATA: its slowest copy's packets T and cut-throughs C, T(S + rM) + Cd against the printed
+    (m-1)(S + rM) + 2d (Table III's bracketing), and N times each: VRS-ATA's formula and its printed row."""
+    rows = []
+    for m in dimensions:
+        _, timing, length = prepare(defaults().with_values(topology={"kind": "hypercube", "dimension": m}), "vrs",
+                                    "vrs", MU, None)
+        packet, d, n = timing.S + timing.r * length, timing.d, 2 ** m
+        cycles = {h: h.transmissions * packet + h.cut_throughs * d for h in rs_hops(m)}
+        slowest = max(cycles, key=lambda h: (cycles[h], h.transmissions))
+        printed = (m - 1) * packet + 2 * d
+        rows.append({"network": f"Q_{m}", "nodes": n, "S_plus_rM": float(packet), "d": float(d),
+                     "packets": slowest.transmissions, "cut_throughs": slowest.cut_throughs,
+                     "broadcast_cycles": float(cycles[slowest]), "printed_broadcast_cycles": float(printed),
+                     "all_to_all_cycles": float(n * cycles[slowest]), "printed_all_to_all_cycles": float(n * printed)})
+    return rows
+
+
+def vrs_formula_markdown(rows: list[dict]) -> str:
+    """The broadcasts, then N times each."""
+    first = rows[0]
+    head = (f"One broadcast, with S + rM = {number(first['S_plus_rM'])} and d = {number(first['d'])} cycles; "
+            f"N times it, the all-to-all.\n\n"
+            "| network | N | slowest copy: packets T, cut-throughs C | T(S + rM) + Cd | printed (m-1)(S + rM) + 2d | "
+            "difference (m-1-T)(S + rM) + (2-C)d | N(T(S + rM) + Cd) | N((m-1)(S + rM) + 2d) |\n"
+            "|---|---|---|---|---|---|---|---|\n")
+    lines = []
+    for r in rows:
+        m = int(r["network"][2:])
+        lines.append(f"| {r['network']} | {r['nodes']} | {r['packets']}, {r['cut_throughs']} | "
+                     f"{number(r['broadcast_cycles'])} | {number(r['printed_broadcast_cycles'])} | "
+                     f"{m - 1 - r['packets']} x {number(r['S_plus_rM'])} + {2 - r['cut_throughs']} x {number(r['d'])} "
+                     f"= {number(r['printed_broadcast_cycles'] - r['broadcast_cycles'])} | "
+                     f"{number(r['all_to_all_cycles'])} | {number(r['printed_all_to_all_cycles'])} |\n")
+    return head + "".join(lines)
 
 
 QUEUEING = (0, 20)  # D, cycles
@@ -284,6 +358,13 @@ def worst_case_markdown(rows: list[dict]) -> str:
     return head + "".join(lines)
 
 
+def overlapped(row: dict) -> str:
+    """How an overlapped row's stages start, after its algorithm's name."""
+    if not row["overlapped"]:
+        return ""
+    return " overlapped" if int(row["early"]) == int(row["mu"]) - 1 else f" overlapped, {row['early']}d early"
+
+
 def markdown(rows: list[dict]) -> str:
     """Tables II and III (rows without a claim), then the claim rows."""
     plain = [r for r in rows if not r["claim"]]
@@ -298,7 +379,7 @@ def markdown(rows: list[dict]) -> str:
     head = ("| checks | algorithm | network | eta | mu | M | timing | engine | formula | contention-free | measured |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|\n")
     second = head + "".join(
-        f"| {r['claim']} | {NAMES[r['algorithm']]}{' overlapped' if r['overlapped'] else ''} | {r['network']} | "
+        f"| {r['claim']} | {NAMES[r['algorithm']]}{overlapped(r)} | {r['network']} | "
         f"{r['eta'] or '-'} | {r['mu']} | {r['length_bytes']} | {r['timing']} | {number(r['engine_cycles'])} | "
         f"{number(r['formula_cycles'])} | {'yes' if r['contention_free'] else 'no'} | {r['measured']} |\n"
         for r in claims)

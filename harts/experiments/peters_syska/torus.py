@@ -153,7 +153,7 @@ def formula_points(quick: bool) -> list[FormulaPoint]:
         if not quick:
             points += [FormulaPoint(algorithm, dims, length, None if algorithm != "tiling" else 1)
                        for length in LENGTHS]
-    return points
+    return list({p.key: p for p in points}.values())  # each run once: the L sweep repeats three of the above
 
 
 def contention_points(quick: bool) -> list[ContentionPoint]:
@@ -229,8 +229,8 @@ def table1_rows(rows: list[dict], cost) -> list[dict]:
 
 
 def tables_markdown(rows, stretched, fill, cost) -> str:
-    text = [f"Measured alpha = {cost.alpha}, delta = {cost.delta}, tau = {cost.tau} cycles "
-            f"(configs/circuit_torus_25x25.yaml).\n\n## Every run against the paper's formula\n\n",
+    text = [(f"Measured alpha = {cost.alpha}, delta = {cost.delta}, tau = {cost.tau} cycles "
+             f"(configs/circuit_torus_25x25.yaml).\n\n## Every run against the paper's formula\n\n"),
             markdown_table(rows, [("algorithm", "algorithm"), ("torus", "torus"), ("variant", "variant"),
                              ("length_flits", "L"), ("packets", "packets"), ("phases", "phases"),
                              ("completion_cycles", "measured"), ("formula_cycles", "paper's formula"),
@@ -251,8 +251,215 @@ def tables_markdown(rows, stretched, fill, cost) -> str:
             markdown_table(stretched, [("algorithm", "algorithm"), ("torus", "torus"), ("rate", "rate"),
                                   ("seed", "seed"), ("idle_completion_cycles", "idle"),
                                   ("completion_cycles", "loaded"), ("stretch", "stretch"),
-                                  ("background_latency_mean_cycles", "background latency")])]
+                                  ("background_latency_mean_cycles", "background latency")]),
+            "\n## Every algorithm against its formula, run count\n\n",
+            markdown_table(agreement_rows(rows), [("algorithm", "algorithm"), ("tori", "tori"), ("L", "L (flits)"),
+                                                  ("runs", "runs"), ("formula", "measured = paper's formula"),
+                                                  ("schedule", "measured = closed form")]),
+            "\n## Examples, to the cycle\n\n",
+            markdown_table(example_rows(rows), [("algorithm", "algorithm"), ("torus", "torus"),
+                                                ("variant", "variant"), ("length_flits", "L"),
+                                                ("packets", "packets"), ("chain", "critical chain"),
+                                                ("completion_cycles", "measured"),
+                                                ("formula_cycles", "paper's formula")]),
+            "\n## Time against L near N = 1000\n\n", length_markdown(rows, cost),
+            "\n## Measured over the store-and-forward formula near N = 1000\n\n",
+            crossover_markdown(rows, cost),
+            "\n## Claim 2: the H-trees against the printed T(B)\n\n",
+            markdown_table(claim2_rows(rows, cost), [("torus", "torus"), ("L", "L"),
+                                                     ("packets", "packets per half"), ("B", "B (flits)"),
+                                                     ("measured", "measured"), ("printed", "printed T(B)"),
+                                                     ("difference", "measured - printed"),
+                                                     ("rounds", "(P - 1)(alpha + 2^(k-2) delta + B tau)"),
+                                                     ("first", "first packets: schedule - printed")]),
+            "\n## Background traffic: completion over idle completion\n\n",
+            markdown_table(*loaded_completion(stretched, cost)),
+            "\n## Background traffic: the tiling's phase stretch by rate\n\n",
+            markdown_table(*phase_stretch_by_rate(stretched)),
+            f"\n## Background traffic: the tiling's phases by seed at rate {max(r['rate'] for r in stretched):g}\n\n",
+            markdown_table(*phase_stretch_by_seed(stretched))]
     return "".join(text)
+
+
+def agreement_rows(rows: list[dict]) -> list[dict]:
+    """Per algorithm: the tori and lengths it ran on, its runs, and how many equal the paper's formula and the
+    closed form (for the H-trees the schedule derived by hand, for the others the paper's formula)."""
+    table = []
+    for algorithm in SIZES:
+        mine = [r for r in rows if r["algorithm"] == algorithm]
+        tori = []
+        for r in mine:
+            variants = [v.replace("_", " ") for v in dict.fromkeys(x["variant"] for x in mine
+                                                                   if x["torus"] == r["torus"]) if v]
+            torus = r["torus"] + (f" ({', '.join(variants)})" if variants else "")
+            if torus not in tori:
+                tori.append(torus)
+        table.append({"algorithm": LABELS[algorithm], "tori": ", ".join(tori),
+                      "L": " ".join(str(n) for n in sorted({r["length_flits"] for r in mine})), "runs": len(mine),
+                      "formula": sum(r["equal"] for r in mine), "schedule": sum(r["equals_closed_form"] for r in mine)})
+    return table
+
+
+# (algorithm, torus, variant, L, packets): the examples EXPERIMENTS.md writes out as formulas
+EXAMPLES = (("tiling", "25x25", "", 100, 1), ("tiling", "125x125", "", 100, 1),
+            ("tiling", "10x10", "slanting", 100, 1), ("tiling", "10x10", "square_blocks", 100, 1),
+            ("tiling", "10x10", "four_squares", 100, 1), ("tiling", "5x10", "", 100, 1),
+            ("tiling", "10x5", "", 100, 1), ("dc", "64x64", "", 400, 4))
+
+
+def example_rows(rows: list[dict]) -> list[dict]:
+    table = []
+    for algorithm, torus, variant, length, packets in EXAMPLES:
+        r = next((r for r in rows if (r["algorithm"], r["torus"], r["variant"], r["length_flits"], r["packets"])
+                  == (algorithm, torus, variant, length, packets) and r["packets_choice"] == "given"), None)
+        if r is not None:
+            table.append({**r, "algorithm": LABELS[algorithm], "variant": variant.replace("_", " "),
+                          "chain": f"{r['alpha_count']} alpha + {r['delta_count']} delta + {r['tau_count']} tau"})
+    return table
+
+
+def length_rows(rows: list[dict], cost) -> list[dict]:
+    """The runs near N = 1000 against L (D&C and H-trees at the paper's B_opt), each beside the
+    store-and-forward formula on its torus."""
+    table = []
+    for length in LENGTHS:
+        row = {"L": length, "l_tau_over_alpha": length * cost.tau / cost.alpha}
+        for algorithm, dims in NEAR_1000.items():
+            r = next((r for r in rows if r["algorithm"] == algorithm and r["torus"] == name(dims)
+                      and r["length_flits"] == length and not r["variant"]
+                      and (algorithm == "tiling" or r["packets_choice"] == "B_opt")), None)
+            if r is None:
+                break
+            row[algorithm] = r["completion_cycles"]
+            row[f"{algorithm}_packets"] = r["packets"]
+            row[f"{algorithm}_sf"] = store_and_forward_cycles(dims, length, cost.alpha, cost.delta, cost.tau)
+        else:
+            table.append(row)
+    return table
+
+
+def length_markdown(rows: list[dict], cost) -> str:
+    table = [{**r, **{f"{a}_sf": f"{r[f'{a}_sf']:.0f}" for a in NEAR_1000}} for r in length_rows(rows, cost)]
+    columns = [("L", "L (flits)"), ("l_tau_over_alpha", "L tau / alpha")]
+    for algorithm, dims in NEAR_1000.items():
+        columns.append((algorithm, f"{LABELS[algorithm]} {name(dims)}"
+                                   + (" (B_opt)" if algorithm != "tiling" else "")))
+        if algorithm != "tiling":
+            columns.append((f"{algorithm}_packets", "packets" + (" per half" if algorithm == "htree" else "")))
+        columns.append((f"{algorithm}_sf", f"SF formula {name(dims)}"))
+    return markdown_table(table, columns) if table else "(no runs near N = 1000 in this variant)\n"
+
+
+def crossover_markdown(rows: list[dict], cost) -> str:
+    """Each algorithm's time over the store-and-forward formula at each L, and where the formula falls below."""
+    lengths = length_rows(rows, cost)
+    if not lengths:
+        return "(no runs near N = 1000 in this variant)\n"
+    table = []
+    for algorithm, dims in NEAR_1000.items():
+        ratio = {r["L"]: r[algorithm] / r[f"{algorithm}_sf"] for r in lengths}
+        slower = [length for length in ratio if ratio[length] > 1]
+        faster = [length for length in ratio if ratio[length] <= 1]
+        if not slower:
+            where = f"nowhere up to L = {max(ratio)}"
+        elif not faster:
+            where = "at every L"
+        elif max(faster) < min(slower):
+            where = f"between L = {max(faster)} and {min(slower)}"
+        else:
+            where = "at L = " + ", ".join(map(str, slower))
+        table.append({"algorithm": LABELS[algorithm], "torus": name(dims),
+                      **{f"L{n}": f"{x:.2f}" for n, x in ratio.items()}, "where": where})
+    return markdown_table(table, [("algorithm", "algorithm"), ("torus", "torus")]
+                          + [(f"L{r['L']}", f"L = {r['L']}") for r in lengths]
+                          + [("where", "the formula falls below the run")])
+
+
+# (side, L, packets choice): the H-tree runs Claim 2 is shown on
+CLAIM_2 = ((7, 400, "given"), (15, 800, "given"), (31, 100, "given"), (31, 10000, "B_opt"), (63, 800, "given"),
+           (3, 100, "given"))
+
+
+def claim2_rows(rows: list[dict], cost) -> list[dict]:
+    """Measured H-tree times against the printed T(B), the difference split into the remaining packets' rounds
+    the printed formula counts once where the schedule takes two, and the first packets' own difference."""
+    table = []
+    for side, length, choice in CLAIM_2:
+        r = next((r for r in rows if r["algorithm"] == "htree" and r["torus"] == name((side, side))
+                  and r["length_flits"] == length and r["packets_choice"] == choice), None)
+        if r is None:
+            continue
+        k, packets, b = round(math.log2(side + 1)), r["packets"], r["packet_flits"]
+        terms = (cost.alpha, 2 ** (k - 2) * cost.delta, b * cost.tau)
+        first = (h_tree.schedule_cycles(k, 1, b, cost.alpha, cost.delta, cost.tau)
+                 - h_tree.formula_cycles(k, 2 * b, cost.alpha, cost.delta, cost.tau, 1))
+        table.append({"torus": r["torus"], "L": length, "packets": packets, "B": b,
+                      "measured": r["completion_cycles"], "printed": r["formula_cycles"],
+                      "difference": r["completion_cycles"] - r["formula_cycles"],
+                      "rounds": f"{packets - 1} ({' + '.join(map(str, terms))}) = {(packets - 1) * sum(terms)}",
+                      "first": int(first)})
+    return table
+
+
+def mean_distance(dims) -> float:
+    """Mean shortest-path hops from a node of the torus to the other nodes."""
+    ring = [sum(min(i, side - i) for i in range(side)) for side in dims]
+    nodes = dims[0] * dims[1]
+    return (dims[1] * ring[0] + dims[0] * ring[1]) / (nodes - 1)
+
+
+def loaded_completion(stretched: list[dict], cost) -> tuple[list[dict], list]:
+    """Completion over idle completion per rate: mean (min-max) over the seeds; the background's latency at the
+    highest rate (mean over the seeds' means) beside its zero-load latency alpha + h delta + 16 tau."""
+    rates = sorted({r["rate"] for r in stretched if r["rate"] > 0})
+    table = []
+    for algorithm, dims in CONTENTION.items():
+        mine = [r for r in stretched if r["algorithm"] == algorithm]
+        row = {"algorithm": LABELS[algorithm], "torus": name(dims), "idle": mine[0]["idle_completion_cycles"]}
+        for rate in rates:
+            ratio = [r["stretch"] for r in mine if r["rate"] == rate]
+            row[rate] = f"{sum(ratio) / len(ratio):.2f} ({min(ratio):.2f}-{max(ratio):.2f})"
+        top = [r["background_latency_mean_cycles"] for r in mine if r["rate"] == rates[-1]]
+        hops = mean_distance(dims)
+        row["latency"] = f"{sum(top) / len(top):.0f}"
+        row["zero_load"] = (f"{cost.alpha + hops * cost.delta + BACKGROUND_FLITS * cost.tau:.0f} "
+                            f"(h = {hops:.1f})")
+        table.append(row)
+    return table, ([("algorithm", "algorithm"), ("torus", "torus"), ("idle", "idle")]
+                   + [(rate, f"{rate:g}") for rate in rates]
+                   + [("latency", f"background latency at {rates[-1]:g}"),
+                      ("zero_load", "its zero-load latency")])
+
+
+def _phase_ratios(r: dict) -> list[float]:
+    return [_phase_length(r["phase_end_cycles"], j) / _phase_length(r["idle_phase_end_cycles"], j)
+            for j in range(len(r["idle_phase_end_cycles"]))]
+
+
+def phase_stretch_by_rate(stretched: list[dict]) -> tuple[list[dict], list]:
+    """The tiling's phases (end of phase j minus end of phase j-1) over their idle length, mean over the seeds."""
+    tiling = [r for r in stretched if r["algorithm"] == "tiling" and r["rate"] > 0]
+    phases = len(tiling[0]["idle_phase_end_cycles"])
+    table = []
+    for rate in sorted({r["rate"] for r in tiling}):
+        ratios = [_phase_ratios(r) for r in tiling if r["rate"] == rate]
+        table.append({"rate": f"{rate:g}", **{j: f"{sum(x[j] for x in ratios) / len(ratios):.2f}"
+                                               for j in range(phases)}})
+    return table, [("rate", "rate")] + [(j, f"phase {j + 1}") for j in range(phases)]
+
+
+def phase_stretch_by_seed(stretched: list[dict]) -> tuple[list[dict], list]:
+    """The tiling's phase stretches at the highest rate, seed by seed, with the phase that stretched most."""
+    rate = max(r["rate"] for r in stretched)
+    tiling = [r for r in stretched if r["algorithm"] == "tiling" and r["rate"] == rate]
+    phases = len(tiling[0]["idle_phase_end_cycles"])
+    table = []
+    for r in tiling:
+        ratios = _phase_ratios(r)
+        table.append({"seed": r["seed"], **{j: f"{x:.2f}" for j, x in enumerate(ratios)},
+                      "worst": ratios.index(max(ratios)) + 1, "stretch": f"{r['stretch']:.2f}"})
+    return table, ([("seed", "seed")] + [(j, f"phase {j + 1}") for j in range(phases)]
+                   + [("worst", "worst phase"), ("stretch", "completion over idle")])
 
 
 def draw_time_vs_n(rows, cost, path: Path) -> None:

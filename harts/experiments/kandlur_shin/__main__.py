@@ -1,0 +1,18 @@
+"""Rewrite Kandlur & Shin's Markdown tables from the result files they summarise, without running anything:
+
+    python -m harts.experiments.kandlur_shin [RESULTS]
+
+claims_link.md, claims_node.md and points.md from `harts reproduce`'s claims_*.json and figures/*.csv, and
+sensitivity/bmu.md, bmu_saturated.md and spread.md from `harts sensitivity`'s CSVs. RESULTS defaults to the
+committed bench/results/reproduce; `python -m harts.experiments.splice` then copies the tables into EXPERIMENTS.md.
+"""
+
+import sys
+from pathlib import Path
+
+from ..splice import COMMITTED, REPO
+from . import figures, sensitivity
+
+results = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / COMMITTED
+for path in figures.write_tables(results) + sensitivity.write_tables(results):
+    print(f"wrote {path}")
