@@ -116,6 +116,58 @@ def test_theorem_4_eta_mu_1_is_paced_by_the_relaying_receiver_not_by_d():
     assert wire.completion_cycles == 12 + 8 + 14 * 10 and wire.contention_free
 
 
+def test_theorem_4s_first_wait_is_each_packet_at_its_second_node_behind_the_first_nodes_own(monkeypatch):
+    """EXPERIMENTS.md (Theorem 4) on eta = mu = 1, Q_4: the first wait is node 0's packet at node 3, two hops out along
+    HC 0, whose header is in while node 3's receiver still holds node 1's own packet (node 1 lies between them on HC
+    0); every node's packet on every cycle waits so at its second node, at that cycle. Read from the run's packet log
+    and hop records, against the directed Hamiltonian cycles."""
+    import numpy as np
+
+    from harts.controller import records as R
+    from harts.machine.cut_through import CutThroughSimulation
+    from harts.network.hamiltonian import directed_cycles
+
+    seen = {}
+    run_with_hops = CutThroughSimulation.run
+
+    def run(self, traffic, *args, **kwargs):
+        seen.update(traffic=traffic, topology=self.topology, result=run_with_hops(self, traffic, *args, hops=True,
+                                                                                   **kwargs))
+        return seen["result"]
+    monkeypatch.setattr(CutThroughSimulation, "run", run)
+    ihc(defaults().with_values(topology={"kind": "hypercube", "dimension": 4}), 1, 1)
+    traffic, result = seen["traffic"], seen["result"]
+    cycles = [[int(v) for v in cycle] for cycle in directed_cycles(seen["topology"])]
+    pl, hops = result.packets, result.hops
+    own = np.nonzero(traffic.kind[pl[R.PL_ORIGIN]] == R.TRAFFIC_INITIATE)[0]
+    assert len(own) == 16 * 4 and (pl[R.PL_CONTENDED_AT, own] >= 0).all()
+    tick = int(pl[R.PL_CONTENDED_AT, own].min())
+    assert Fraction(tick, result.ticks_per_cycle) == 11 and (pl[R.PL_CONTENDED_AT, own] == tick).all()
+
+    def along(packet, hops_out):  # the node `hops_out` hops along the packet's cycle from its source
+        origin = pl[R.PL_ORIGIN, packet]
+        cycle = cycles[traffic.direction[origin]]
+        return cycle[(cycle.index(int(traffic.source[origin])) + hops_out) % len(cycle)]
+    assert all(pl[R.PL_CONTENDED_NODE, k] == along(k, 2) for k in own)
+    first = own[np.lexsort((pl[R.PL_UID, own], pl[R.PL_CONTENDED_AT, own]))[0]]  # as ata._first_contention
+    source, hc, node = (int(traffic.source[pl[R.PL_ORIGIN, first]]), int(traffic.direction[pl[R.PL_ORIGIN, first]]),
+                        int(pl[R.PL_CONTENDED_NODE, first]))
+    between = along(first, 1)
+    ahead = next(k for k in own if (traffic.source[pl[R.PL_ORIGIN, k]], traffic.direction[pl[R.PL_ORIGIN, k]])
+                 == (between, hc))  # the packet node `between` itself sent on the same cycle
+
+    def visit(packet):
+        columns = [c for c in hops.of_packet(int(pl[R.PL_UID, packet])) if hops[R.HR_NODE][c] == node]
+        assert len(columns) == 1
+        return columns[0]
+    waiting, held = visit(first), visit(ahead)
+    assert hops[R.HR_IN_PORT][waiting] == hops[R.HR_IN_PORT][held]  # the same receiver of `node`
+    assert hops[R.HR_FIRST_IN][held] < hops[R.HR_FIRST_IN][waiting] <= tick < hops[R.HR_LAST_OUT][held]
+    text = " ".join((REPO / "EXPERIMENTS.md").read_text().split())
+    assert (f"Node {source}'s packet is then at node {node} along HC {hc}, two hops out. Its header is in while "
+            f"node {node}'s receiver is still on node {between}'s own packet.") in text
+
+
 def test_a_packet_longer_than_mu_fifo_lengths_makes_senders_eta_hops_apart_meet():
     """SQ_4, eta = mu = 2, M = 54 bytes: rM + the 8-byte idle gap is 9 + 8/6 cycles, more than mu d = 10, so a
     sender's transmitter is still busy when the packet from eta hops back reaches it. Table II's 2(7 + 9 + 14 x 5) =

@@ -130,13 +130,14 @@ COMMITTED = Path(__file__).resolve().parent.parent / "bench" / "results" / "repr
 
 
 def test_committed_tables_are_made_from_the_committed_csvs(tmp_path):
-    """bmu.md, bmu_saturated.md and spread.md under bench/results/reproduce/sensitivity are what the writers make of
-    the committed bmu.csv and spread.csv (python -m harts.experiments.kandlur_shin rewrites them)."""
+    """bmu.md, bmu_saturated.md, spread.md and spread_latency.md under bench/results/reproduce/sensitivity are what
+    the writers make of the committed bmu.csv and spread.csv (python -m harts.experiments.kandlur_shin rewrites
+    them)."""
     (tmp_path / "sensitivity").mkdir()
     for name in ("bmu.csv", "spread.csv"):
         shutil.copyfile(COMMITTED / name, tmp_path / "sensitivity" / name)
     written = sweep.write_tables(tmp_path)
-    assert sorted(path.name for path in written) == ["bmu.md", "bmu_saturated.md", "spread.md"]
+    assert sorted(path.name for path in written) == ["bmu.md", "bmu_saturated.md", "spread.md", "spread_latency.md"]
     for path in written:
         assert path.read_text() == (COMMITTED / path.name).read_text(), path.name
 
@@ -182,3 +183,48 @@ def test_experiments_md_sentences_match_the_committed_spread_sweep():
     formula = [float(r["zero_load_spread_points"]) for r in sorted(
         (r for r in rows if float(r["load"]) == 0.05), key=lambda r: float(r["d_over_S_plus_rM"]))]
     assert formula[:-1] == sorted(formula[:-1]) and formula[-1] < formula[-2]
+
+
+def test_the_latency_table_is_rows_of_the_csv():
+    """spread_latency.md: per timing, the formula's zero-load row, then a row per load with mean ± half-width and (+
+    what load adds). Rows made by hand, not by a run."""
+    from harts.experiments.kandlur_shin.sensitivity import spread_latency_markdown
+
+    def row(load, latencies, halves):
+        return {"bmu_setup_cycles": 200, "link_delay_cycles": 0, "load": load, "S": 206.0, "d": 5.0,
+                "d_over_S_plus_rM": 0.021,
+                **{f"{a}_latency": v for a, v in zip(sweep.SPREAD_ALGORITHMS, latencies)},
+                **{f"{a}_latency_half_width_95": v for a, v in zip(sweep.SPREAD_ALGORITHMS, halves)},
+                **{f"{a}_zero_load_latency": v for a, v in zip(sweep.SPREAD_ALGORITHMS, (494.3, 731.0, 756.4, 756.4))}}
+    assert spread_latency_markdown([row(0.3, (1161.7, 1708.0, 1931.3, 2018.4), (10.3, 56.5, 71.1, 55.7)),
+                                    row(0.05, (759.4, 1021.6, 1144.0, 1195.0), (26.0, 10.4, 25.3, 44.2))]) == (
+        "| S | d | link load | SBCAST | 4-BCAST | 5-BCAST | 6-BCAST |\n|---|---|---|---|---|---|---|\n"
+        "| 206 | 5 | 0 (formula) | 494 | 731 | 756 | 756 |\n"
+        "| 206 | 5 | 0.05 | 759 ± 26 (+265) | 1022 ± 10 (+291) | 1144 ± 25 (+388) | 1195 ± 44 (+439) |\n"
+        "| 206 | 5 | 0.3 | 1162 ± 10 (+667) | 1708 ± 56 (+977) | 1931 ± 71 (+1175) | 2018 ± 56 (+1262) |\n")
+
+
+def test_experiments_md_load_adds_more_to_broadcasts_with_more_copies():
+    """Statement 6 in EXPERIMENTS.md: at every timing and load, load adds more cycles to a broadcast with more copies
+    (SBCAST < 4- < 5- < 6-BCAST), and the cycles it quotes at S = 206, load 0.05."""
+    rows = _committed("spread.csv")
+    added = {(float(r["S"]), float(r["load"])): [float(r[f"{a}_latency"]) - float(r[f"{a}_zero_load_latency"])
+                                                 for a in sweep.SPREAD_ALGORITHMS] for r in rows}
+    assert len(added) == 12 and all(a < b < c < d for a, b, c, d in added.values())
+    sb, four, five, six = (f"{x:.0f}" for x in added[206, 0.05])
+    text = " ".join((Path(__file__).resolve().parent.parent / "EXPERIMENTS.md").read_text().split())
+    assert (f"At S = 206 and load 0.05 it adds {sb} cycles to SBCAST, {four} to 4-BCAST, {five} to 5-BCAST and {six} "
+            "to 6-BCAST.") in text
+
+
+def test_committed_cut_through_table_is_made_from_its_csv(tmp_path):
+    """bench/results/reproduce/cut_through.md is what cut_through.markdown makes of the committed cut_through.csv, whose
+    first row is the functional model's zero-load tree."""
+    from harts.experiments.kandlur_shin import cut_through
+
+    committed = COMMITTED.parent
+    shutil.copyfile(committed / "cut_through.csv", tmp_path / "cut_through.csv")
+    [written] = cut_through.write_tables(tmp_path)
+    assert written.read_text() == (committed / "cut_through.md").read_text()
+    first = next(csv.DictReader((committed / "cut_through.csv").open()))
+    assert {k: float(v) for k, v in first.items()} == pytest.approx(cut_through.zero_load(7))

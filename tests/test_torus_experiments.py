@@ -1,9 +1,12 @@
 """The quick variant of `harts reproduce --paper 004`: it runs, writes its files, resumes without rerunning,
 and what it measured holds the paper's formulas where they hold and the two flagged claims to their
-verdicts (expectations typed from the paper and from hand counts, not taken from the code)."""
+verdicts (expectations typed from the paper and from hand counts, not taken from the code). Also the run past
+the sweep's rates that overload.py records and that takes a second."""
 
 import csv
 import math
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +79,30 @@ def test_the_comparison_formulas_by_hand():
     assert lower_bound_cycles((25, 25), 100, 52, 8, 1) == 269
     # 16x16: ceil(log5 256) = 4 -> 208; 52 + 16 * 8 + 1000 / 4 = 430
     assert lower_bound_cycles((16, 16), 1000, 52, 8, 1) == 430
+
+
+COMMITTED = Path(__file__).resolve().parent.parent / "bench" / "results" / "reproduce" / "paper004"
+
+
+def test_probes_that_wait_deadlock_the_tiling_at_0_01_as_overload_csv_records():
+    """EXPERIMENTS.md (Peters & Syska, Under background traffic): with `flow.circuit_setup: wait` the tiling on 25x25
+    at 0.01 flits per node per cycle stops in deadlock (MODEL.md: waiting probes deadlock a loaded torus). The run
+    takes about a second; the committed overload.csv records it, and its `retry` runs, which take minutes."""
+    from harts.experiments.peters_syska.overload import WAIT_RUN, overload_run
+
+    algorithm, dims, seed = WAIT_RUN
+    row = overload_run(algorithm, dims, seed, "wait")
+    assert row["outcome"] == "deadlock" and row["completion_cycles"] == ""
+    with open(COMMITTED / "overload.csv", newline="") as handle:
+        committed = next(csv.DictReader(handle))
+    assert committed["circuit_setup"] == "wait"
+    assert {k: str(v) for k, v in row.items()} == committed
+
+
+def test_the_committed_overload_table_is_made_from_its_csv(tmp_path):
+    from harts.experiments.peters_syska.overload import write_tables
+
+    (tmp_path / "paper004").mkdir()
+    shutil.copyfile(COMMITTED / "overload.csv", tmp_path / "paper004" / "overload.csv")
+    [written] = write_tables(tmp_path)
+    assert written.read_text() == (COMMITTED / "overload.md").read_text()

@@ -49,7 +49,8 @@ def timing_model(setup: int, link_delay: int) -> tuple:
 
 def sensitivity(results: Path, quick: bool = False, resume: bool = False, workers: int | None = None,
                 dask_scheduler: str | None = None, progress: bool = True) -> dict:
-    """Run both sweeps; write results/sensitivity/{bmu,spread}.{csv,png}. Returns their rows."""
+    """Run both sweeps; write results/sensitivity/{bmu,spread}.{csv,png} and their Markdown tables (bmu.md,
+    bmu_saturated.md, spread.md, spread_latency.md). Returns their rows."""
     precision = QUICK if quick else FULL
     options = {"resume": resume, "workers": workers, "dask_scheduler": dask_scheduler, "progress": progress}
     out = results / "sensitivity"
@@ -72,10 +73,11 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     spread_rows = [spread_row(model, load, by_key) for model in variants for load in SPREAD_LOADS]
     write_csv(spread_rows, out / "spread.csv")
     write_text(out / "spread.md", spread_markdown(spread_rows))
+    write_text(out / "spread_latency.md", spread_latency_markdown(spread_rows))
     draw_spread(spread_rows, precision.name, out / "spread.png")
     summary = {"bmu": bmu_rows, "spread": spread_rows,
                "files": [str(out / name) for name in ("bmu.csv", "bmu.md", "bmu_saturated.md", "bmu.png", "spread.csv",
-                                                      "spread.md", "spread.png")]}
+                                                      "spread.md", "spread_latency.md", "spread.png")]}
     write_text(out / "sensitivity.json", json.dumps(summary, indent=1))
     return summary
 
@@ -147,6 +149,29 @@ def spread_markdown(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def spread_latency_markdown(rows: list[dict]) -> str:
+    """The latencies behind spread.md, in cycles: a block of rows per timing, in order of d / (S + rM). Its first row
+    is Table I's zero-load latency over the workload's lengths; each measured row gives, per algorithm, the mean
+    latency, its 95% half-width, and in brackets what load adds to the zero-load latency."""
+    names = {"sbcast": "SBCAST", **{f"{k}bcast": f"{k}-BCAST" for k in (4, 5, 6)}}
+    timings = sorted({(r["bmu_setup_cycles"], r["link_delay_cycles"]) for r in rows},
+                     key=lambda t: next(r["d_over_S_plus_rM"] for r in rows
+                                        if (r["bmu_setup_cycles"], r["link_delay_cycles"]) == t))
+    lines = ["| S | d | link load | " + " | ".join(names[a] for a in SPREAD_ALGORITHMS) + " |",
+             "|---" * (3 + len(SPREAD_ALGORITHMS)) + "|"]
+    for timing in timings:
+        mine = sorted((r for r in rows if (r["bmu_setup_cycles"], r["link_delay_cycles"]) == timing),
+                      key=lambda r: r["load"])
+        first = mine[0]
+        lines.append(f"| {first['S']:g} | {first['d']:g} | 0 (formula) | "
+                     + " | ".join(f"{first[f'{a}_zero_load_latency']:.0f}" for a in SPREAD_ALGORITHMS) + " |")
+        for r in mine:
+            cells = [f"{r[f'{a}_latency']:.0f} ± {r[f'{a}_latency_half_width_95']:.0f} "
+                     f"(+{r[f'{a}_latency'] - r[f'{a}_zero_load_latency']:.0f})" for a in SPREAD_ALGORITHMS]
+            lines.append(f"| {r['S']:g} | {r['d']:g} | {r['load']:g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def _read_csv(path: Path) -> list[dict]:
     """A CSV's rows with numbers as numbers, as the sweep made them."""
     def number(text: str):
@@ -163,7 +188,8 @@ def write_tables(results: Path) -> list[Path]:
     """Rewrite the Markdown tables of `results`/sensitivity from its bmu.csv and spread.csv, without running."""
     out, written = results / "sensitivity", []
     for source, tables in (("bmu.csv", (("bmu.md", bmu_markdown), ("bmu_saturated.md", bmu_saturated_markdown))),
-                           ("spread.csv", (("spread.md", spread_markdown),))):
+                           ("spread.csv", (("spread.md", spread_markdown),
+                                           ("spread_latency.md", spread_latency_markdown)))):
         if (out / source).is_file():
             rows = _read_csv(out / source)
             for name, render in tables:
@@ -207,6 +233,11 @@ def spread_row(model: tuple, load: float, by_key: dict) -> dict:
     row["zero_load_spread_points"] = max(zero) - min(zero)
     row["sbcast_latency"] = by_key[model, load, "sbcast"]["latency"]
     row["sbcast_zero_load_latency"] = zero_load["sbcast"]
+    for algorithm in SPREAD_ALGORITHMS:  # what the increases are made of: each one's latency, and at zero load
+        found = by_key[model, load, algorithm]
+        row[f"{algorithm}_latency"], row[f"{algorithm}_latency_half_width_95"] = found["latency"], found[
+            "latency_half_width"]
+        row[f"{algorithm}_zero_load_latency"] = zero_load[algorithm]
     return row
 
 

@@ -36,7 +36,7 @@ VARIANTS_10X10 = ("slanting", "square_blocks", "four_squares")
 LENGTHS = (1, 10, 100, 1000, 10000)
 NEAR_1000 = {"tiling": (25, 25), "dc": (32, 32), "htree": (31, 31)}  # the sizes closest to N = 1000 each runs on
 PIPELINE_PACKETS = (1, 2, 4, 8)  # the pipelined formulas against the runs
-# background flits per node per cycle; at 0.01 a 32x32 or 31x31 run went past run.drain_cycles
+# background flits per node per cycle; at 0.01 D&C and the H-trees livelock (overload.py records the runs)
 LOADS = (0.0, 0.001, 0.002, 0.003, 0.005)
 CONTENTION = NEAR_1000
 CONTENTION_SEEDS = tuple(range(1, 9))
