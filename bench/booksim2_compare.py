@@ -305,16 +305,21 @@ def carried(row: dict) -> bool:
     return bool(network <= growth_threshold(offered, offered / PACKET_FLITS) and source <= source_limit)
 
 
+def stats_vector(stats_out: str, name: str) -> np.ndarray:
+    """The values of BookSim2's `name(1,:) = [ ... ];` in its stats_out file, class 0, as the run ended: pair_sent
+    and pair_plat per source and destination, sent_flits (injected flits per cycle over the measured periods) per
+    node, and the like."""
+    found = re.findall(re.escape(name) + r"\(1,:\) = \[ ([^\]]*)\];", Path(stats_out).read_text())
+    if not found:
+        raise RuntimeError(f"BookSim2's stats_out has no {name}")
+    return np.array([float(v) for v in found[-1].split()])
+
+
 def pair_latency(stats_out: str) -> float:
     """The mean latency of BookSim2's measured packets between different nodes, from its `pair_stats` (pair_sent,
     pair_plat: packets and mean latency per source and destination): its own Packet latency average counts the
     packets a node sends itself, which cross no link and which harts does not make."""
-    text = Path(stats_out).read_text()
-
-    def matrix(name: str) -> np.ndarray:
-        found = re.search(name + r"\(1,:\) = \[ ([^\]]*)\];", text)
-        return np.array([float(v) for v in found.group(1).split()]).reshape(NODES, NODES)
-    sent, latency = matrix("pair_sent"), matrix("pair_plat")
+    sent, latency = (stats_vector(stats_out, name).reshape(NODES, NODES) for name in ("pair_sent", "pair_plat"))
     np.fill_diagonal(sent, 0)
     return float((sent * np.nan_to_num(latency)).sum() / sent.sum())
 
@@ -322,7 +327,8 @@ def pair_latency(stats_out: str) -> float:
 @dataclass(frozen=True)
 class PatternPoint:
     """One run of either simulator under a BookSim2 pattern at BookSim2's offered load `rate`, over one warm-up and
-    three measured periods. BookSim2 also writes its per-pair latencies (pair_latency)."""
+    three measured periods. BookSim2 also writes its per-pair latencies (pair_latency). With `per_node`, the row
+    also holds each node's injected flits per cycle over the measured periods (injected_by_node)."""
 
     simulator: str
     network: str
@@ -331,12 +337,14 @@ class PatternPoint:
     period: int = 10_000
     binary: str = ""
     seed: int = SEED  # BookSim2's seed, harts' run.seed
+    per_node: bool = False
 
     @property
     def key(self) -> str:
         # (the -pairs of BookSim2's: its runs with pair_stats, apart from sweep_booksim_patterns' runs without)
         return (f"patterns-{self.simulator}-{self.network}-{self.traffic}-vc2-{self.rate:g}-p{self.period}"
-                + ("-pairs" if self.simulator == "booksim2" else "") + (f"-s{self.seed}" if self.seed != SEED else ""))
+                + ("-pairs" if self.simulator == "booksim2" else "") + (f"-s{self.seed}" if self.seed != SEED else "")
+                + ("-nodes" if self.per_node else ""))
 
     @property
     def cost(self) -> float:
@@ -350,16 +358,20 @@ class PatternPoint:
                 measured = run_booksim(self.binary, self.network, 2, self.rate, self.period, traffic=self.traffic,
                                        pair_stats=1, stats_out=f"{folder}/stats.m", seed=self.seed)
                 measured["latency_between_nodes"] = pair_latency(f"{folder}/stats.m")
+                if self.per_node:
+                    measured["injected_by_node"] = stats_vector(f"{folder}/stats.m", "sent_flits").tolist()
             row.update(measured, offered_per_node=self.rate, sender_rate=self.rate)
         else:
-            row.update(run_harts_pattern(self.network, self.traffic, self.rate, self.period, self.seed))
+            row.update(run_harts_pattern(self.network, self.traffic, self.rate, self.period, self.seed, self.per_node))
         row["carried"] = carried(row)
         return row
 
 
-def run_harts_pattern(network: str, traffic: str, rate: float, period: int, seed: int = SEED) -> dict:
+def run_harts_pattern(network: str, traffic: str, rate: float, period: int, seed: int = SEED,
+                      per_node: bool = False) -> dict:
     """harts on the network's booksim2 config under the pattern at BookSim2's load `rate` (sender_share), its window
-    BookSim2's: a warm-up period, then three measured."""
+    BookSim2's: a warm-up period, then three measured. With `per_node`, also each node's injected flits per cycle
+    over the measured periods (injected_by_node)."""
     share = sender_share(network, traffic)
     config = load_config(CONFIGS[network]).with_values({
         "traffic.synthetic.pattern": HARTS_PATTERN[traffic], "traffic.synthetic.rate": rate * share,
@@ -369,12 +381,15 @@ def run_harts_pattern(network: str, traffic: str, rate: float, period: int, seed
     window = result.logs.window
     counts = result.logs.window_counts
     senders = window.offered_packets.sum(axis=1) > 0
-    injected = (counts[:, R.WN_INJECTED_FIRST] + counts[:, R.WN_INJECTED_SECOND])[senders] / (3 * period)
+    by_node = (counts[:, R.WN_INJECTED_FIRST] + counts[:, R.WN_INJECTED_SECOND]) / (3 * period)
     sender_rate = rate * share if traffic == "uniform" else rate
-    return {"latency_mean": s["latency_mean_cycles"], "latency_between_nodes": s["latency_mean_cycles"],
-            "network_latency_mean": s["network_latency_mean_cycles"], "hops_mean": s["mean_hops"],
-            "accepted": s["accepted_flits_per_node_cycle"], "injected_min": float(injected.min()),
-            "offered_per_node": rate * share, "sender_rate": sender_rate, "stable": s["stable"]}
+    row = {"latency_mean": s["latency_mean_cycles"], "latency_between_nodes": s["latency_mean_cycles"],
+           "network_latency_mean": s["network_latency_mean_cycles"], "hops_mean": s["mean_hops"],
+           "accepted": s["accepted_flits_per_node_cycle"], "injected_min": float(by_node[senders].min()),
+           "offered_per_node": rate * share, "sender_rate": sender_rate, "stable": s["stable"]}
+    if per_node:
+        row["injected_by_node"] = by_node.tolist()
+    return row
 
 
 def edge(rows: list[dict]) -> tuple[dict | None, dict | None]:
@@ -554,6 +569,50 @@ def overload(binary: str, out: Path, workers: int | None, factor: float, names: 
     return table
 
 
+BOTTLENECK_FRACTIONS = (0.90, 0.94, 0.96, 0.98, 1.00, 1.02, 1.06, 1.20)  # of the busiest channel's bound
+BOTTLENECK_SEEDS = 3
+
+
+def busiest_channel(network: str, traffic: str) -> tuple[tuple[int, int], np.ndarray]:
+    """The pattern's busiest channel (node, port) under the network's routing, and each node's share of it
+    (patterns.channel_shares): the flits a node puts through it per flit it injects."""
+    from harts.machine.patterns import channel_shares, throughput_bound
+    from harts.network import build_topology
+    config = load_config(CONFIGS[network])
+    topology = build_topology(config.topology_spec)
+    tie = config["routing.torus_tie"]
+    channel = throughput_bound(topology, HARTS_PATTERN[traffic], torus_tie=tie).bottleneck
+    return channel, channel_shares(topology, HARTS_PATTERN[traffic], channel, torus_tie=tie)
+
+
+def bottleneck(binary: str, out: Path, workers: int | None, names: list[tuple[str, str]],
+               period: int = 10_000) -> list[dict]:
+    """The flow through each series' busiest channel (--bottleneck), in both simulators: at BOTTLENECK_FRACTIONS of
+    the load that fills it (1 / the sum of its senders' shares, per sender), seeds 1..BOTTLENECK_SEEDS. The flow is
+    the senders' injected flits per cycle over the measured periods, each times its share (busiest_channel). Below
+    the bound it is what they are offered; past it, what the channel carries. Unlike `carried`, which reads the least
+    source, it sees a shortfall spread over the channel's senders. Writes patterns_bottleneck.csv."""
+    from harts.experiments.sweep import run_tasks, write_csv
+    channels = {name: busiest_channel(*name) for name in names}
+    loads = {name: [round(f / channels[name][1].sum(), 4) for f in BOTTLENECK_FRACTIONS] for name in names}
+    points = {(name, simulator, rate, seed): PatternPoint(simulator, *name, rate, period,
+                                                          binary if simulator == "booksim2" else "", seed, True)
+              for name in names for simulator in ("booksim2", "harts") for rate in loads[name]
+              for seed in range(SEED, SEED + BOTTLENECK_SEEDS)}
+    done = run_tasks(list(points.values()), out, resume=True, workers=workers, description="busiest channels")
+    table = []
+    for (name, simulator, rate, seed), point in points.items():
+        (node, port), shares = channels[name]
+        flow = float(np.dot(done[point.key]["injected_by_node"], shares))
+        table.append({"network": name[0], "pattern": name[1], "channel": f"{node}:{port}",
+                      "senders": int((shares > 0).sum()), "simulator": simulator, "offered": rate, "seed": seed,
+                      "channel_offered": round(rate * shares.sum(), 4), "channel_flow": round(flow, 4),
+                      "flow_over_offered": round(flow / (rate * shares.sum()), 4)})
+    write_csv(_merged(out / "patterns_bottleneck.csv", table), out / "patterns_bottleneck.csv")
+    write_bottleneck_markdown(out)
+    return table
+
+
 def _compare_rows(out: Path, names: list[tuple[str, str]]) -> dict:
     """patterns_compare.csv's rows of the named series (the --patterns comparison's seed-1 edges)."""
     import csv
@@ -725,6 +784,28 @@ def write_overload_markdown(out: Path) -> str:
     return text
 
 
+def write_bottleneck_markdown(out: Path) -> str:
+    """patterns_bottleneck.md, the --bottleneck table, from patterns_bottleneck.csv; returns it."""
+    from harts.output import write_text
+    rows = _csv_rows(out / "patterns_bottleneck.csv")
+    lines = ["| network | pattern | busiest channel (node:port), senders | offered per sender (x the channel's "
+             "bound) | offered through it (flits/cycle) | flow through it, BookSim2 (seeds) | flow through it, harts "
+             "(seeds) | harts / BookSim2, means |", "|---|---|---|---|---|---|---|---|"]
+    series = {}
+    for r in rows:
+        series.setdefault((r["network"], r["pattern"], r["channel"], r["senders"], float(r["offered"]),
+                           float(r["channel_offered"])), {}).setdefault(r["simulator"], []).append(
+            float(r["channel_flow"]))
+    for (network, pattern, channel, senders, rate, offered), flows in series.items():
+        means = {simulator: sum(values) / len(values) for simulator, values in flows.items()}
+        lines.append(f"| 8x8 {network} | {pattern} | {channel}, {senders} | {rate:g} ({offered:.2f}) | {offered:.3f} | "
+                     + " | ".join(", ".join(f"{v:.3f}" for v in flows[s]) for s in ("booksim2", "harts"))
+                     + f" | {means['harts'] / means['booksim2']:.3f} |")
+    text = "\n".join(lines) + "\n"
+    write_text(out / "patterns_bottleneck.md", text)
+    return text
+
+
 def write_patterns_markdown(out: Path) -> str:
     """patterns_compare.md, the table EXPERIMENTS.md shows (harts.experiments.splice copies it there), from
     patterns_compare.csv; returns it."""
@@ -800,18 +881,24 @@ def main(argv=None) -> int:
     parser.add_argument("--overload", type=float, metavar="F", default=0,
                         help="each pattern series' accepted throughput at F times BookSim2's saturation load, both "
                              "simulators (patterns_overload.csv)")
+    parser.add_argument("--bottleneck", action="store_true",
+                        help="the flow through each pattern series' busiest channel, both simulators, from 0.9 to "
+                             "1.2 of its bound, seeds 1-3 (patterns_bottleneck.csv); permutations only")
     parser.add_argument("--series", metavar="NETWORK:PATTERN[,...]",
-                        help="--seed-spread's and --overload's series (default: all ten), e.g. mesh:bitrev")
+                        help="--seed-spread's, --overload's and --bottleneck's series (default: all ten, or the eight "
+                             "permutations), e.g. mesh:bitrev")
     parser.add_argument("--tables", action="store_true",
                         help="only write the Markdown tables (booksim2_saturation*.md, patterns_compare.md, "
-                             "patterns_seeds.md, patterns_overload.md) again from their CSVs (runs nothing)")
+                             "patterns_seeds.md, patterns_overload.md, patterns_bottleneck.md) again from their CSVs "
+                             "(runs nothing)")
     args = parser.parse_args(argv)
     if args.tables:
         for suffix in ("", "_full"):
             if (args.out / f"booksim2_saturation{suffix}.csv").is_file():
                 print(write_uniform_markdown(args.out, suffix))
         print(write_patterns_markdown(args.out))
-        for name, write in (("seeds", write_seeds_markdown), ("overload", write_overload_markdown)):
+        for name, write in (("seeds", write_seeds_markdown), ("overload", write_overload_markdown),
+                            ("bottleneck", write_bottleneck_markdown)):
             if (args.out / f"patterns_{name}.csv").is_file():
                 print(write(args.out))
         return 0
@@ -823,6 +910,11 @@ def main(argv=None) -> int:
 
     names = ([tuple(item.split(":")) for item in args.series.split(",")] if args.series else
              [(network, traffic) for network in ("mesh", "torus") for traffic in BOOKSIM_PATTERNS])
+    if args.bottleneck:
+        permutations = [name for name in names if name[1] != "uniform"]
+        bottleneck(binary, args.out, args.workers, permutations)
+        print((args.out / "patterns_bottleneck.md").read_text(), end="")
+        return 0
     if args.overload:
         for row in overload(binary, args.out, args.workers, args.overload, names):
             print(f"{row['network']:6} {row['pattern']:9} at {row['offered']:g}: accepted BookSim2 "

@@ -11,7 +11,7 @@ A page asks for a generated part with a line of its own, `<!-- generated: NAME -
 * `bench-table NAME`: a table of a benchmark's results in bench/results/ (NAME: speed, sizes, events, start,
   booksim2-speed, size-sweep, memory-reads, sweep-overhead, trace-memory; BENCH_TABLES below);
 * `booksim2-table NAME`: harts against BookSim2 from bench/results/booksim2/ (saturation, saturation_full, patterns,
-  seeds, overload);
+  seeds, overload, bottleneck);
 * `include FILE`: a document of the repository (MODEL.md, say), its links into docs/ made relative to the page.
 
 An unknown name fails the build. tests/test_docs_site.py imports this file to check what it generates.
@@ -516,6 +516,8 @@ BOOKSIM2_TABLES = {
     "patterns": booksim2_patterns,
     "seeds": lambda: booksim2_written("patterns_seeds", "booksim2_compare.py --seed-spread 5"),
     "overload": lambda: booksim2_written("patterns_overload", "booksim2_compare.py --overload 1.2"),
+    "bottleneck": lambda: booksim2_written("patterns_bottleneck",
+                                           "booksim2_compare.py --bottleneck --series mesh:bitrev"),
 }
 
 

@@ -79,6 +79,14 @@ CASES = [  # topology, microprogram, VCs, buffer depth, extra config
     (TORUS, "circuit", 2, 6, {"flow__vc_arbitration": "round_robin", "flow__circuit_setup": "retry",
                               "flow__retry_cycles": 3}),
     (MESH, "circuit", 1, 4, {"flow__vc_arbitration": "round_robin", "flow__injection_vcs": 2}),
+    (MESH, "wormhole", 2, 3, {"flow__vc_reuse_cycles": 2}),
+    (MESH, "wormhole", 1, 2, {"flow__vc_reuse_cycles": 3, "flow__vc_arbitration": "round_robin"}),
+    (TORUS, "wormhole", 2, 4, {"flow__vc_reuse_cycles": 2, "flow__vc_arbitration": "round_robin",
+                               "flow__vc_choice": "round_robin", "flow__injection_vcs": 0,
+                               "flow__context_turnaround": "immediate"}),
+    (TORUS, "wormhole_adaptive", 3, 3, {"flow__vc_reuse_cycles": 2}),
+    (TORUS, "circuit", 2, 6, {"flow__vc_reuse_cycles": 3, "flow__circuit_setup": "retry", "flow__retry_cycles": 3}),
+    (MESH, "circuit", 1, 4, {"flow__vc_reuse_cycles": 2, "flow__vc_arbitration": "round_robin"}),
 ]
 
 
@@ -209,6 +217,53 @@ def test_a_round_robin_vc_choice_lets_a_packet_follow_another_in_the_other_vc(ch
     assert delivered.tolist() == [8 + 8, 8 + 8 + gap]
     out_vcs = [int(result.hops.rows[R.HR_OUT_VC, result.hops.of_packet(uid)[0]]) for uid in (0, 1)]  # at the source
     assert out_vcs == ([0, 0] if choice == "lowest" else [0, 1])
+
+
+@pytest.mark.parametrize("reuse", [1, 2, 3])
+def test_a_vc_a_tail_releases_is_taken_vc_reuse_cycles_after_the_tail(reuse):
+    """Nodes 0 and 1 each send 8 flits to node 2 at cycle 0 over one VC, so the two share node 1's east output and
+    one waits there for the other's tail. The tail is granted at t, and its link time ends at t + k (HR_LAST_OUT,
+    k = 1 here); the waiting head takes the VC, and the switch, at t + flow.vc_reuse_cycles (HR_FIRST_OUT)."""
+    sim = machine(MESH, flow__virtual_channels=1, flow__buffer_flits=16, flow__vc_reuse_cycles=reuse)
+    assert sim.params.flit_cycles == 1
+    result, _ = run(sim, [0, 0], [0, 1], [2, 2], [8, 8], hops=True)
+    rows = result.hops.rows
+    at_node_1 = [next(c for c in result.hops.of_packet(uid) if rows[R.HR_NODE, c] == 1) for uid in (0, 1)]
+    first, second = sorted(at_node_1, key=lambda c: rows[R.HR_FIRST_OUT, c])
+    assert rows[R.HR_FIRST_OUT, second] - (rows[R.HR_LAST_OUT, first] - 1) == reuse
+
+
+@pytest.mark.parametrize("arbitration, order", [("round_robin", ["A", "C", "B"]), ("input_order", ["A", "B", "C"])])
+def test_an_input_that_asks_before_a_freed_vc_can_be_taken_is_ranked_in_turn(arbitration, order):
+    """One VC, flow.vc_reuse_cycles 4, two injection contexts. Node 1 sends A and C (8 flits each) to node 2 at cycle
+    0, node 0 sends B there. A takes node 1's east VC first; B, from the west input, waits for it. C's context starts
+    once the NP channel has carried A's 8 flits and asks 3 cycles after A's tail, inside the 4 cycles before the VC
+    can be taken. round_robin: C's context follows A's, the port's last taker, so C comes before B in turn and takes
+    the VC. input_order: B's input is the lower, and it wins."""
+    sim = machine(MESH, flow__virtual_channels=1, flow__buffer_flits=16, flow__injection_vcs=2,
+                  flow__vc_reuse_cycles=4, flow__vc_arbitration=arbitration)
+    result, _ = run(sim, [0, 0, 0], [1, 0, 1], [2, 2, 2], [8, 8, 8], hops=True)
+    rows = result.hops.rows
+    out = {name: rows[R.HR_FIRST_OUT, next(c for c in result.hops.of_packet(uid) if rows[R.HR_NODE, c] == 1)]
+           for name, uid in (("A", 0), ("B", 1), ("C", 2))}
+    assert sorted(out, key=out.get) == order
+
+
+@pytest.mark.parametrize("credit", [0, 2])
+def test_each_credit_cycle_slows_a_lone_packet_through_a_one_flit_buffer(credit):
+    """A lone packet of M = 8 flits one hop through input buffers of 1 flit: flit i + 1 leaves the source when the
+    slot flit i took downstream is credited back. Flit i is usable there Lk after its grant, granted on at once
+    (the ejection channel is idle), and its slot is credited C = timing.credit_delay_cycles + w later. So flits leave
+    Lk + C apart, and every cycle of credit delay moves the tail, and the delivery, M - 1 cycles."""
+    def delivery(c):
+        sim = machine(MESH, flow__buffer_flits=1, timing__link_delay_cycles=1, timing__credit_delay_cycles=c)
+        return int(run(sim, [0], [0], [1], [8])[1][0])
+    assert delivery(credit) - delivery(1) == (credit - 1) * (8 - 1)
+
+
+def test_a_credit_delay_of_zero_needs_a_link_delay():
+    with pytest.raises(InputError, match="credit_delay_cycles"):
+        machine(MESH, timing__credit_delay_cycles=0, timing__link_delay_cycles=0)
 
 
 @pytest.mark.parametrize("arbitration, sources", [

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from harts.machine.patterns import (
+    channel_shares,
     LOAD_BASIS,
     PATTERNS,
     channel_loads,
@@ -714,3 +715,19 @@ def test_a_128x128_bound_holds_no_node_by_node_matrix():
     assert peak < 64 * 2**20, peak
     n = 128 * 128
     assert bounds["uniform"].throughput == pytest.approx(8 / 128 * (n - 1) / n, rel=1e-12)
+
+
+def test_channel_shares_name_the_senders_through_a_channel():
+    """By hand: on the 8x8 mesh (node = 8y + x), bit reversal sends (x, 0) to (0, r(x)), so x-first routing takes
+    all seven senders of row 0 west to (0, 0) and out of it north; nobody else uses that port. Tornado on an 8-ring
+    sends x to x + 3 the + way, so the link out of node 0 the + way carries the senders 6, 7 and 0."""
+    mesh = build_topology({"kind": "mesh", "dims": [8, 8]})
+    north = int(mesh.axis_positive[1])
+    shares = channel_shares(mesh, "bit_reverse", (0, north))
+    assert shares.tolist() == [0.0] + [1.0] * 7 + [0.0] * 56
+    assert throughput_bound(mesh, "bit_reverse").max_channel_load == pytest.approx(7 * 64 / 56)
+    ring = build_topology({"kind": "torus", "dims": [8]})
+    east = int(ring.axis_positive[0])
+    assert np.flatnonzero(channel_shares(ring, "tornado", (0, east))).tolist() == [0, 6, 7]
+    with pytest.raises(ValueError, match="permutation"):
+        channel_shares(mesh, "uniform", (0, north))

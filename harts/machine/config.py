@@ -88,6 +88,10 @@ KEYS = [
     Key("timing.header_bytes", "int", 6, "bytes a receiver must hold before it can examine the header", 1,
         kernels=CUT_THROUGH),
     Key("timing.link_delay_cycles", "int", 0, "wire delay of a link in cycles", 0, MAX_CYCLES, kernels=BOTH),
+    Key("timing.credit_delay_cycles", "int", 1,
+        "wormhole and circuit switching: cycles from a flit leaving a buffer slot to its credit setting off back over "
+        "the link, which it crosses in timing.link_delay_cycles; the upstream router may fill the slot from then on. "
+        "BookSim2's credit_delay (0 there); the two together must be at least 1", 0, MAX_CYCLES, kernels=FLIT),
     Key("timing.bus_delay_cycles", "int", 1,
         "cycles from a receiver's time-sliced bus slot to the transmitter or BMU that reads it", 0, MAX_CYCLES,
         kernels=BOTH),
@@ -169,6 +173,12 @@ KEYS = [
         "each retries in input order and the lowest-numbered wins (input_order), or the first in round-robin "
         "order from the input after the one that last took a VC of that output (round_robin, as BookSim2's VC "
         "allocator grants)", choices=("input_order", "round_robin"), kernels=FLIT),
+    Key("flow.vc_reuse_cycles", "int", 1,
+        "wormhole and circuit switching: a VC that a tail's switch allocation releases at cycle t can be taken by a "
+        "forward from cycle t + this. 1: the next cycle, as a forward takes its VC and the switch in one cycle. 2: "
+        "as a router that allocates VCs one stage before the switch (BookSim2's vc_alloc_delay and "
+        "sw_alloc_delay of 1 each): the head that waited for the VC is switched two cycles after the tail", 1, 64,
+        kernels=FLIT),
     Key("flow.retry_cycles", "int", 8,
         "circuit switching with circuit_setup: retry: cycles a source waits, after the nack is home, before it "
         "sends the probe again", 0, MAX_CYCLES, kernels=FLIT),

@@ -85,11 +85,12 @@ class LivelockError(SimulationError):
 
 
 def memory_estimate(inputs: int, nodes: int, span: int, depth: int, words: int, records: int) -> int:
-    """Bytes the machine's tables take: per input VC its row and buffer (S.ROW_DTYPE), its visit and registers; per
-    node its NP row and its `span` port rows (links and NP channels); the packet and event pools; the logs. (The
-    allocator's choices, two per port of one router, are left out.)"""
+    """Bytes the machine's tables take: per input VC its row and buffer (S.ROW_DTYPE), its visit and registers, and
+    (at most one per input VC) an output VC's owner and reusable cycle; per node its NP row and its `span` port rows
+    (links and NP channels); the packet and event pools; the logs. (The allocator's choices, two per port of one
+    router, are left out.)"""
     narrow = S.input_columns(depth) * np.dtype(S.ROW_DTYPE).itemsize
-    per_input = S.VI_COLUMNS + words
+    per_input = S.VI_COLUMNS + words + 2
     per_node = S.ND_ROWS + span * S.PT_ROWS + 8
     pools = records * (S.PK_COLUMNS + 2 * words + 3) + records * (R.E_HEADER + words)
     logs = LOG_ROWS * (R.DL_ROWS + words + R.PL_ROWS)
@@ -134,6 +135,11 @@ class FlitSimulation(Simulation):
             # the allocator keeps a router's physical inputs and outputs as bits of one word
             raise config.error("flow.np_channels", f"{ports} link ports and {self.params.np_channels} NP channels "
                                                    f"a node: the flit-level kernel takes at most 64 together")
+        if self.params.credit_delay < 1:
+            # a slot freed in a cycle's switch allocation is credited to the grants of a later cycle
+            raise config.error("timing.credit_delay_cycles", "timing.credit_delay_cycles 0 with "
+                                                             "timing.link_delay_cycles 0: a credit needs at least 1 "
+                                                             "cycle to come back")
         if self.params.credit_delay > S.MAX_DELAY:
             # the buffer slots hold cycles in 32 bits: a slot never used must have its credit back from cycle 0
             raise config.error("timing.link_delay_cycles", f"a link delay of {self.params.link_delay:,} cycles; the "
@@ -213,6 +219,7 @@ class FlitSimulation(Simulation):
         p[S.PR_IMMEDIATE_TURNAROUND] = f.immediate_turnaround
         p[S.PR_VC_ROUND_ROBIN] = f.vc_round_robin
         p[S.PR_VC_ARBITRATION_ROUND_ROBIN] = f.vc_arbitration_round_robin
+        p[S.PR_VC_REUSE] = f.vc_reuse
         p[S.PR_INJECTION_VCS] = f.injection_vcs
         p[S.PR_CORRUPTION_PER_MILLION] = round(faults.corruption_probability * 1_000_000)
         p[S.PR_ALTERING] = bool((faults.node_fault == R.FAULT_ALTER).any())
@@ -266,12 +273,13 @@ class FlitSimulation(Simulation):
         visits = lines.line_aligned((inputs_count, S.VI_COLUMNS))
         visits[:, [S.VI_UPSTREAM, S.VI_FIRST_OUT, S.VI_REFUSED_AT]] = -1
         port_rows = np.zeros((topo.n_nodes * span, S.PT_ROWS), np.int64)
-        port_rows[:, [S.PT_LAST_PACKET, S.PT_PARKED, S.PT_LAST_TAKER]] = -1
+        port_rows[:, [S.PT_LAST_PACKET, S.PT_PARKED, S.PT_LAST_TAKER, S.PT_WOKEN]] = -1
         nodes = np.zeros((topo.n_nodes, S.ND_ROWS), np.int64)
         nodes[:, [S.ND_QUEUE_HEAD, S.ND_QUEUE_TAIL, S.ND_INBOX_HEAD, S.ND_INBOX_TAIL]] = -1
         nodes[:, S.ND_WAKE] = S.NEVER
         nodes[:, S.ND_FAULT] = faults.node_fault
-        switch = S.Switch(table, port_rows, np.full(topo.n_nodes * ports * vcs, -1, np.int64), nodes,
+        switch = S.Switch(table, port_rows, np.full(topo.n_nodes * ports * vcs, -1, np.int64),
+                          np.zeros(topo.n_nodes * ports * vcs, np.int64), nodes,
                           np.zeros((inputs_count, max(words, 1)), np.int64), visits)
         events = self._initial_records(topo.n_nodes)
         records = max(events, min(packets_known, POOL_RESERVE_LIMIT))

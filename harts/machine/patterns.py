@@ -267,6 +267,24 @@ def pattern_loads(topology: Topology, pattern: str, torus_tie: str = "random", h
     return gamma, ejection, np.ones(n, dtype=bool)
 
 
+def channel_shares(topology: Topology, pattern: str, channel: tuple[int, int], torus_tie: str = "random",
+                   **pattern_args) -> np.ndarray:
+    """Per node, the flits that cross `channel` (node, port) for each flit the node offers, under dimension-order
+    routing with torus ties as channel_loads: 1 for a sender whose route crosses it, 1/2 for one tied half-way
+    round a ring (torus_tie random), 0 otherwise. A permutation pattern only. The channel's load is the nodes'
+    offered rates times these shares, so a sender's injection times its share is what it puts through it."""
+    kind, detail = _pattern(topology, pattern, pattern_args.get("hotspot_nodes"),
+                            pattern_args.get("hotspot_fraction", 0.2), pattern_args.get("permutation_seed", 1))
+    if kind != "permutation":
+        raise ValueError(f"channel_shares takes a permutation; {pattern} is not one")
+    node, port = channel
+    shares = np.zeros(topology.n_nodes)
+    for source in np.flatnonzero(detail != np.arange(topology.n_nodes)):
+        walked = _walk(topology, np.array([source]), detail[[source]], np.ones(1), torus_tie)
+        shares[source] = walked[node, port]
+    return shares
+
+
 def _uniform_loads(topology: Topology, torus_tie: str) -> np.ndarray:
     """channel_loads of uniform traffic (1/(N-1) from every node to every other)."""
     if topology.kind in ("mesh", "torus", "hypercube"):

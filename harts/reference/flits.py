@@ -237,6 +237,8 @@ class Context:
         self.probe_gone = False  # the probe was consumed here by ack or nack
         self.waiting_for_tail = False  # its wait_tail stopped for the tail (counted once)
         self.waits_on = None  # flow.vc_arbitration round_robin: the (node, port) whose VC it waits for, until woken
+        self.not_before = 0  # woken, it tries from this cycle: when the VC it was woken for can be taken
+        self.outranked = False  # its last forward left the VC to the input due to take it (vc_arbitration round_robin)
         self.wants = None  # the VCs of that port its refused forward could take
         self.wants_whole_port = False  # its forward takes the whole port (vc: circuit)
 
@@ -291,10 +293,12 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
     links = [(v, p) for v in range(n_nodes) for p in range(P) if nbr[v][p] >= 0]
     assert all(topology.in_port[v][p] == p for v, p in links), "the spec's rule: port p arrives on receiver p"
     owner = {(v, p, c): None for v, p in links for c in range(V)}  # output VC (v, p, c) -> input VC (nbr, p, c)
+    reusable = {(v, p, c): 0 for v, p in links for c in range(V)}  # the first cycle it may be taken once free
     next_vc = {(v, p): 0 for v, p in links}  # flow.vc_choice round_robin: the VC a link tries first
     # flow.vc_arbitration round_robin: the inputs waiting for a VC of a link, and the input that last took one
     waiting = {(v, p): [] for v, p in links}
     last_taker = {(v, p): -1 for v, p in links}
+    due_to_take = {(v, p): None for v, p in links}  # (the input due to take a VC of the link being freed, its cycle)
     NI = P * V + NP * J  # the kernel's inputs per node: a context's number there is node * NI + number
     buffers = {(nbr[v][p], p, c): InputVC(B) for v, p in links for c in range(V)}
     queues = [deque() for _ in range(n_nodes)]  # the NP's packets not yet taken by an injection context
@@ -470,7 +474,7 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             axes = axes[:1]
         return [(pos[a] if packet.offsets[a] > 0 else neg[a], a) for a in axes]
 
-    def forward(ctx, via, policy):
+    def forward(ctx, via, policy, t):
         packet, v = ctx.packet, ctx.node
         assert ctx.bound is None and ctx.tee is None, "a second stream for one packet"
         for port, axis in ports_to_try(ctx, via):
@@ -480,11 +484,15 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             if params.vc_round_robin and next_vc[v, port] in choices:  # from the VC after the port's last given
                 at = choices.index(next_vc[v, port])
                 choices = choices[at:] + choices[:at]
-            free = [c for c in choices if owner[(v, port, c)] is None]
+            free = [c for c in choices if owner[(v, port, c)] is None and reusable[(v, port, c)] <= t]
             ctx.wants, ctx.wants_whole_port = set(choices), policy == isa.VC_CIRCUIT
+            ctx.outranked = False
             if policy == isa.VC_CIRCUIT:
                 taken, vc = (free if len(free) == V else []), 0  # the whole port; flits travel in VC 0
             else:
+                ctx.outranked = params.vc_arbitration_round_robin and outranked(ctx, v, port, free, t)
+                if ctx.outranked:
+                    free = []
                 taken, vc = free[:1], (free[0] if free else None)
                 if taken:
                     next_vc[v, port] = vc + 1
@@ -505,33 +513,71 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
                 packet.path.append(ctx)
                 if params.vc_arbitration_round_robin:
                     last_taker[v, port] = v * NI + ctx.number
-                    wake_next(v, port)  # a VC still free goes on to the next waiting input that can take one
+                    wake_next(v, port, t)  # a VC still free goes on to the next waiting input that can take one
                 return True
             ctx.waits_on = (v, port)
         return False
 
-    def wake_next(v, port):
+    def rank(v, port, ctx):
+        """vc_arbitration round_robin: ctx's place in the link's turn, from the input after its last taker."""
+        return (v * NI + ctx.number - last_taker[v, port] - 1) % (n_nodes * NI)
+
+    def designate(v, port, ctx, ready, t):
+        """ctx will try at `ready` for a VC of the link: it is due to take it unless one due at a cycle not yet past
+        comes before it in turn."""
+        due = due_to_take[v, port]
+        if due is None or t > due[1] or rank(v, port, ctx) < rank(v, port, due[0]):
+            due_to_take[v, port] = (ctx, ready)
+
+    def outranked(ctx, v, port, free, t):
+        """ctx, asking at t with these VCs free, leaves the last one to the input due to take it, if that one comes
+        first in turn."""
+        due = due_to_take[v, port]
+        if due is None:
+            return False
+        rival, at = due
+        if rival is ctx or t > at:
+            due_to_take[v, port] = None
+            return False
+        return rank(v, port, rival) < rank(v, port, ctx) and len(free) == 1 and free[0] in rival.wants
+
+    def reusable_at(ctx):
+        """When ctx, just refused at its port, could take what it wants there: a VC no input owns whose tail
+        left too recently (flow.vc_reuse_cycles); None when what it wants is owned."""
+        v, port = ctx.waits_on
+        free = [c for c in ctx.wants if owner[(v, port, c)] is None]
+        if ctx.wants_whole_port:
+            return max(reusable[(v, port, c)] for c in free) if len(free) == len(ctx.wants) else None
+        return min(reusable[(v, port, c)] for c in free) if free else None
+
+    def wake_next(v, port, t):
         """flow.vc_arbitration round_robin: of the inputs waiting for a VC of the link, the first in round-robin
         order from the input after the link's last taker that can take a VC free now stops waiting (it tries
-        again at its next turn); the others go on waiting, refused without trying."""
+        again at its next turn, once that VC can be taken); the others go on waiting, refused without trying."""
         free = {c for c in range(V) if owner[(v, port, c)] is None}
         able = [ctx for ctx in waiting[v, port]
                 if (ctx.wants <= free if ctx.wants_whole_port else ctx.wants & free)]
         if able:
-            last = last_taker[v, port]
-            woken = min(able, key=lambda ctx: (v * NI + ctx.number - last - 1) % (n_nodes * NI))
+            woken = min(able, key=lambda ctx: rank(v, port, ctx))
             waiting[v, port].remove(woken)
             woken.waits_on = None
+            ready = [reusable[(v, port, c)] for c in woken.wants & free]
+            woken.not_before = max(ready) if woken.wants_whole_port else min(ready)
+            designate(v, port, woken, woken.not_before, t)
 
-    def release(ctx):
+    def release(ctx, t, reuse_from=None):
+        """ctx lets go of its outputs at t, to be taken from cycle reuse_from (a tail's: flow.vc_reuse_cycles), or at
+        once."""
         ports = {port for port, _ in ctx.owned}
         for port, c in ctx.owned:
             assert owner[(ctx.node, port, c)] is ctx
             owner[(ctx.node, port, c)] = None
+            if reuse_from is not None:
+                reusable[(ctx.node, port, c)] = reuse_from
         ctx.owned, ctx.bound, ctx.tee = [], None, None
         if params.vc_arbitration_round_robin:
             for port in ports:
-                wake_next(ctx.node, port)
+                wake_next(ctx.node, port, t)
 
     def ejection_of(ctx):
         return P + ctx.phys % NP  # a link input on receiver p ejects through output P + (p mod C)
@@ -571,15 +617,21 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
         elif op in (isa.OP_FORWARD, isa.OP_TEE):
             if op == isa.OP_TEE and (ctx.injection or circuit or col[isa.CODE_UNTIL] >= 0):
                 raise RuntimeError(f"packet {packet.uid}: tee at node {ctx.node} input {ctx.number}")
-            if ctx.waits_on is not None and ctx in waiting[ctx.waits_on]:  # not woken: refused without trying
+            if (ctx.waits_on is not None and ctx in waiting[ctx.waits_on]) or t < ctx.not_before:
+                # not woken, or woken for a VC that cannot be taken yet: refused without trying
                 ctx.due = t + 1
                 return False
-            moved = forward(ctx, arg, col[isa.CODE_VC])
+            moved = forward(ctx, arg, col[isa.CODE_VC], t)
             if moved and op == isa.OP_TEE:
                 ctx.tee = ejection_of(ctx)  # bound to its ejection output too, from this cycle
             if not moved:
                 if target == isa.RETRY:
-                    if params.vc_arbitration_round_robin and arg != isa.VIA_ADAPTIVE:
+                    ready = reusable_at(ctx) if arg != isa.VIA_ADAPTIVE and not ctx.outranked else None
+                    if ready is not None:
+                        ctx.not_before = ready  # what it wants is free, not yet reusable: it tries then
+                        if params.vc_arbitration_round_robin:  # as a request to BookSim2's VC allocator
+                            designate(*ctx.waits_on, ctx, ready, t)
+                    elif params.vc_arbitration_round_robin and arg != isa.VIA_ADAPTIVE:
                         waiting[ctx.waits_on].append(ctx)  # one output was tried: it waits for a VC of it
                     ctx.due = t + 1  # the same forward, every cycle until it succeeds
                     return False
@@ -619,7 +671,7 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
                 # idle from t; the packet goes back to the head of its source's queue (its tail is unsent),
                 # and the source's idle injection contexts take packets again.
                 for hop in packet.path:
-                    release(hop)
+                    release(hop, t)
                     hop.packet, hop.pc, hop.due, hop.idle_from = None, None, None, t
                 packet.restart(t + len(packet.path) * params.ack_hop + params.retry_cycles)
                 queues[packet.src].appendleft(packet)
@@ -691,7 +743,7 @@ def run_traced(topology, microprogram, params, packets, max_cycles=1_000_000) ->
             busy_until[(v, ctx.tee)] = t + k
             consume(packet, flit.index, v, t, delivers=False)
         if tail:
-            release(ctx)
+            release(ctx, t, t + params.vc_reuse)
             ctx.tail_at = t
             if ctx.injection:
                 fire(TRIGGER_SENT, packet, v, t + k)

@@ -123,6 +123,8 @@ from .state import (
     PR_ROOM,
     PR_SETUP_RETRIES,
     PR_TRAFFIC_MORE,
+    PR_VC_ARBITRATION_ROUND_ROBIN,
+    PR_VC_REUSE,
     PR_VCS,
     PT_BUSY_UNTIL,
     PT_FLITS,
@@ -263,7 +265,7 @@ def _abandon(machine, switch, packets, logs, run, j, c):
     are free, its context idle from c."""
     inputs = switch.inputs
     pkt = inputs[j, CX_PKT]
-    release_output(machine, switch, run, j, c)
+    release_output(machine, switch, run, j, c, c)
     inputs[j, CX_STATE] = CX_IDLE
     inputs[j, CX_FREE_FROM] = held_cycle(run.stats, c)
     inputs[j, CX_PKT] = -1
@@ -390,7 +392,7 @@ def _execute(machine, switch, packets, logs, run, i, t):
                         switch.visits[i, VI_REFUSED_AT] = c
                     if code[isa.CODE_ARG, pc] != isa.VIA_ADAPTIVE:
                         # one output was tried: nothing changes for the retry until a VC of it is freed
-                        park(switch, run, i, pc, c)
+                        park(switch, run, i, pc, c, params[PR_VC_ARBITRATION_ROUND_ROBIN] != 0)
                         return
                     c += 1
                 else:
@@ -693,7 +695,7 @@ def _grant(machine, switch, packets, logs, run, processor, i, node, base, prow, 
             action = ACT_TEED
         out_port = output if output < ports else -1
         _visit(machine, switch, packets, logs, i, out_port, inputs[i, IN_OVC], tail_in, t + k, action)
-        release_output(machine, switch, run, i, t)
+        release_output(machine, switch, run, i, t, t + machine.params[PR_VC_REUSE])
         if injection and table[pkt, PK_NOTIFY] & NOTIFY_SENT != 0:
             np_notice(machine, switch, packets, logs, run, processor, pkt, EVENT_SENT, node, t + k)
         inputs[i, CX_TAIL_AT] = held_cycle(stats, t)
@@ -1017,7 +1019,7 @@ def _signature():
     one = np.zeros(1, np.int64)
     two = np.zeros((1, 1), np.int64)
     bundles = (Machine(two, one, two, two, one, one, one, two, one, one, one, one, one, one, two),
-               Switch(two.astype(ROW_DTYPE), two, one, two, two, two),
+               Switch(two.astype(ROW_DTYPE), two, one, one, two, two, two),
                Packets(two, two, two), Logs(one, two, two, two, two, two, one, two),
                Run(one, one, one, one, one, one, one, one, one, one, one, one),
                Processor(two, two, two, System(one, two, two, one, one)), two)

@@ -28,6 +28,8 @@ class FlitParams:
     vc_round_robin: bool = False  # flow.vc_choice == round_robin: from the VC after the port's last one given
     vc_arbitration_round_robin: bool = False  # flow.vc_arbitration == round_robin: a freed VC goes to the waiting
     # input after the port's last taker
+    vc_reuse: int = 1  # flow.vc_reuse_cycles: a VC a tail releases at t can be taken from t + this
+    credit_cycles: int = 1  # timing.credit_delay_cycles: a freed slot's credit sets off back this much later
 
     @property
     def link_latency(self) -> int:
@@ -37,7 +39,7 @@ class FlitParams:
     @property
     def credit_delay(self) -> int:
         """C: a buffer slot freed at t can be written by the upstream transmitter from t + C."""
-        return 1 + self.link_delay
+        return self.credit_cycles + self.link_delay
 
     @property
     def ack_hop(self) -> int:
@@ -61,4 +63,5 @@ class FlitParams:
                    immediate_turnaround=config["flow.context_turnaround"] == "immediate",
                    vc_round_robin=config["flow.vc_choice"] == "round_robin",
                    vc_arbitration_round_robin=config["flow.vc_arbitration"] == "round_robin",
+                   vc_reuse=config["flow.vc_reuse_cycles"], credit_cycles=config["timing.credit_delay_cycles"],
                    injection_vcs=config["flow.injection_vcs"] or config["flow.virtual_channels"])

@@ -17,6 +17,7 @@ from .state import (
     IN_OVC,
     IN_TEE,
     IN_WAIT_FOR,
+    NEVER,
     PK_ROUTE,
     PK_WRAPPED,
     PR_AXES,
@@ -36,8 +37,11 @@ from .state import (
     PT_LAST_TAKER,
     PT_NEXT_VC,
     PT_PARKED,
+    PT_WOKEN,
+    PT_WOKEN_AT,
     ST_ACTIVE,
     ST_ERROR,
+    VI_REUSABLE_AT,
     VI_WAITS_ON,
     VI_WANTS,
     WANT_SHIFT,
@@ -45,7 +49,7 @@ from .state import (
     held_cycle,
     input_node,
 )
-from .wheel import unpark, wake_next
+from .wheel import turn, unpark, wake_next
 
 
 @kernel_part
@@ -77,9 +81,36 @@ def _wrap_ahead(machine, node, port, hops):
 
 
 @kernel_part
-def _claim(machine, switch, packets, i, node, port, policy):
-    """Take a free VC of this port by the policy; the VC taken, or -1 (the input then waits for the owner of the
-    first candidate, and VI_WANTS holds the VCs it could take)."""
+def _outranked(switch, i, row, base, low, high, c):
+    """flow.vc_arbitration round_robin: input i, asking at cycle c for a VC in [low, high) of output row `row`, must
+    leave the last one free to the input due to take it (designate) if that one comes first in turn, as BookSim2's
+    VC allocator ranks the requests of a cycle."""
+    ports = switch.ports
+    due = ports[row, PT_WOKEN]
+    if due < 0:
+        return False
+    if due == i or c > ports[row, PT_WOKEN_AT]:
+        ports[row, PT_WOKEN] = -1  # it is trying now, or it has had its turn
+        return False
+    if turn(switch, row, due) > turn(switch, row, i):
+        return False
+    wants = switch.visits[due, VI_WANTS]
+    due_low = wants & ((1 << WANT_SHIFT) - 1)
+    due_high = (wants >> WANT_SHIFT) & ((1 << WANT_SHIFT) - 1)
+    free = 0
+    contested = False
+    for vc in range(low, high):
+        if switch.owner[base + vc] < 0 and switch.reusable[base + vc] <= c:
+            free += 1
+            contested = contested or due_low <= vc < due_high
+    return contested and free == 1
+
+
+@kernel_part
+def _claim(machine, switch, packets, i, node, port, policy, c):
+    """Take a VC of this port free at cycle c by the policy; the VC taken, or -1 (the input then waits for the owner
+    of the first candidate, and VI_WANTS holds the VCs it could take). A VC is free once no input owns it and its
+    reusable cycle (flow.vc_reuse_cycles) has come."""
     params = machine.params
     vcs = params[PR_VCS]
     pkt = switch.inputs[i, CX_PKT]
@@ -107,34 +138,50 @@ def _claim(machine, switch, packets, i, node, port, policy):
         low = params[PR_HALF]
     base = (node * params[PR_PORTS] + port) * vcs
     owner = switch.owner
+    reusable = switch.reusable
     if policy == isa.VC_CIRCUIT:
+        ready = 0  # the whole port can be taken from this cycle
         for vc in range(vcs):
             if owner[base + vc] >= 0:
+                ready = NEVER
                 switch.inputs[i, IN_WAIT_FOR] = owner[base + vc]
-                switch.visits[i, VI_WANTS] = (vcs << WANT_SHIFT) | WANTS_WHOLE_PORT
-                return -1
+                break
+            ready = max(ready, reusable[base + vc])
+        if ready > c:
+            switch.visits[i, VI_WANTS] = (vcs << WANT_SHIFT) | WANTS_WHOLE_PORT
+            switch.visits[i, VI_REUSABLE_AT] = ready
+            return -1
         for vc in range(vcs):
             owner[base + vc] = i
         return 0
+    row = node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + port
+    if params[PR_VC_ARBITRATION_ROUND_ROBIN] != 0 and _outranked(switch, i, row, base, low, high, c):
+        switch.inputs[i, IN_WAIT_FOR] = switch.ports[row, PT_WOKEN]
+        switch.visits[i, VI_WANTS] = low | (high << WANT_SHIFT)
+        switch.visits[i, VI_REUSABLE_AT] = NEVER
+        return -1
     # flow.vc_choice: the lowest free VC, or round-robin from the one after the port's last given (BookSim2's VC
     # allocator), so that a flow's packets take turns in the VCs and one does not wait behind the other's tail
     first = low
     rotating = params[PR_VC_ROUND_ROBIN] != 0
-    row = node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + port
     if rotating and low <= switch.ports[row, PT_NEXT_VC] < high:
         first = switch.ports[row, PT_NEXT_VC]
+    ready = NEVER  # the soonest a free VC of the range can be taken
     for step in range(high - low):
         vc = first + step
         if vc >= high:
             vc -= high - low
         if owner[base + vc] < 0:
-            owner[base + vc] = i
-            if rotating:
-                switch.ports[row, PT_NEXT_VC] = vc + 1
-            return vc
+            if reusable[base + vc] <= c:
+                owner[base + vc] = i
+                if rotating:
+                    switch.ports[row, PT_NEXT_VC] = vc + 1
+                return vc
+            ready = min(ready, reusable[base + vc])
     if low < high:
         switch.inputs[i, IN_WAIT_FOR] = owner[base + low]
     switch.visits[i, VI_WANTS] = low | (high << WANT_SHIFT)
+    switch.visits[i, VI_REUSABLE_AT] = ready
     return -1
 
 
@@ -151,7 +198,7 @@ def _take_port(machine, switch, packets, run, i, node, port, policy, c):
         run.stats[ST_ERROR] = ERR_NO_LINK
         return -2
     params = machine.params
-    vc = _claim(machine, switch, packets, i, node, port, policy)
+    vc = _claim(machine, switch, packets, i, node, port, policy, c)
     row = node * (params[PR_PORTS] + params[PR_NP_CHANNELS]) + port
     if vc < 0:
         switch.visits[i, VI_WAITS_ON] = row
@@ -256,9 +303,9 @@ def condition(machine, packets, pkt, local, pc):
 
 
 @kernel_part
-def release_output(machine, switch, run, i, c):
-    """The input lets go of its output at cycle c: the VC (a circuit: every VC of the port) is free again, and the
-    contexts parked on the port try for it."""
+def release_output(machine, switch, run, i, c, reuse_from):
+    """The input lets go of its output at cycle c: the VC (a circuit: every VC of the port) is free again, to be
+    taken from cycle reuse_from, and the contexts parked on the port try for it then."""
     params = machine.params
     inputs = switch.inputs
     output = inputs[i, IN_OUT]
@@ -270,13 +317,15 @@ def release_output(machine, switch, run, i, c):
         if params[PR_CIRCUIT] != 0:
             for vc in range(vcs):
                 switch.owner[base + vc] = -1
+                switch.reusable[base + vc] = reuse_from
         else:
             switch.owner[base + inputs[i, IN_OVC]] = -1
+            switch.reusable[base + inputs[i, IN_OVC]] = reuse_from
         row = node * (ports + params[PR_NP_CHANNELS]) + output
         if switch.ports[row, PT_PARKED] >= 0:
             if params[PR_VC_ARBITRATION_ROUND_ROBIN] != 0:
                 wake_next(switch, run, row, base, vcs, c)
             else:
-                unpark(switch, run, row, c)
+                unpark(switch, run, row, c, reuse_from)
     inputs[i, IN_OUT] = -1
     inputs[i, IN_TEE] = -1

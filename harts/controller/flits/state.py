@@ -64,6 +64,8 @@ VI_CORRUPT_AT = 3  # whether its payload was damaged when its head got here
 VI_MARKED_BLOCKED = 4  # 1 once the packet has been marked blocked here (its record is touched once a visit)
 VI_WAITS_ON = 5  # the output row (port table) of the port its last forward was refused at
 VI_WANTS = 6  # the VCs of that port it could take: low + (high << WANT_SHIFT), + WANTS_WHOLE_PORT for a circuit
+VI_REUSABLE_AT = 7  # when it could take what it wants there, had no input owned it: a VC a tail released that is
+# not yet reusable (flow.vc_reuse_cycles); NEVER when what it wants is owned
 VI_ARRIVED = 8  # cycle the current packet's head was usable here (injection: ready to leave the NP)
 VI_FIRST_OUT = 9  # cycle its first flit was granted here, -1 before
 VI_REFUSED_AT = 10  # cycle a forward of it was first refused here (no free VC), -1
@@ -91,7 +93,9 @@ PT_TAKE_FROM = 6  # input j, an NP channel: the cycle from which a context of it
 # the channel has carried the flits of the one before (flow.injection_vcs > 1)
 PT_NEXT_VC = 7  # output j, a link: the VC a round-robin choice (flow.vc_choice) tries first
 PT_LAST_TAKER = 8  # output j, a link: the input that last took one of its VCs, -1 none (flow.vc_arbitration)
-PT_ROWS = 9
+PT_WOKEN = 9  # output j, a link (vc_arbitration round_robin): the input due to take a VC being freed, -1 none
+PT_WOKEN_AT = 10  # the cycle it tries: the others leave that VC to it until then, if it comes first in turn
+PT_ROWS = 11
 
 WANT_SHIFT = 16
 WANTS_WHOLE_PORT = 1 << 32
@@ -262,7 +266,8 @@ PR_INPUT_NODE_MULTIPLIER = 39  # the node of input i is (i * this) >> PR_INPUT_N
 PR_INPUT_NODE_SHIFT = 40
 PR_VC_ROUND_ROBIN = 41  # flow.vc_choice: 1, a forward tries the port's VCs from the one after the last it gave
 PR_VC_ARBITRATION_ROUND_ROBIN = 42  # flow.vc_arbitration: 1, a freed VC wakes one waiting input, round-robin
-PR_ROWS = 43
+PR_VC_REUSE = 43  # flow.vc_reuse_cycles: a VC a tail releases at t can be taken from t + this
+PR_ROWS = 44
 
 # What an input is follows from its number: its node is i // NI (input_node, a multiply and a shift), and the rest
 # from its number within the node, l = i - node * NI, through tables of NI entries: local_row[l], its physical
@@ -277,10 +282,10 @@ Machine = namedtuple("Machine", ["code", "params", "neighbours", "in_port", "axi
                                  "port_axis", "wraps", "local_row", "local_vc", "local_ejection", "downstream",
                                  "lost", "shape", "offset_table"])
 # inputs[input]: IN_* and CX_* fields, then its B buffer slots (slot_field): the allocator's check of an input reads its
-# fields and the slot downstream from one row; owner[output VC]: owning input, -1 free; regs[input]: the header a
-# deliver or tee saw there (for its copy);
-# visits[input]: VI_* of the packet it handles
-Switch = namedtuple("Switch", ["inputs", "ports", "owner", "nodes", "regs", "visits"])
+# fields and the slot downstream from one row; owner[output VC]: owning input, -1 free; reusable[output VC]: the
+# first cycle a forward may take it once free (flow.vc_reuse_cycles); regs[input]: the header a deliver or tee saw
+# there (for its copy); visits[input]: VI_* of the packet it handles
+Switch = namedtuple("Switch", ["inputs", "ports", "owner", "reusable", "nodes", "regs", "visits"])
 # table[record]; header and origin_header[record, word]: the route words (and the NP program's fields) as they
 # are now, and as the NP sent them (a nacked probe starts again from these)
 Packets = namedtuple("Packets", ["table", "header", "origin_header"])

@@ -17,26 +17,30 @@ from ...jit import kernel_part
 from .heaps import pop, push
 from .state import (
     CX_DUE,
-    CX_PARK_NEXT,
     CX_PARKED,
+    CX_PARK_NEXT,
     CX_PC,
     CX_RUN,
     CX_STATE,
     KEY_SPAN,
+    NEVER,
     PT_LAST_TAKER,
     PT_PARKED,
+    PT_WOKEN,
+    PT_WOKEN_AT,
     ST_HEAP,
     ST_INSTRUCTIONS,
     ST_PARKED,
     ST_RAN_UP_TO,
     ST_TIME,
+    ST_WHEELED,
     ST_WHEEL_FROM,
     ST_WHEEL_SLOTS,
-    ST_WHEELED,
+    VI_REUSABLE_AT,
     VI_WAITS_ON,
     VI_WANTS,
-    WANT_SHIFT,
     WANTS_WHOLE_PORT,
+    WANT_SHIFT,
     WHEEL,
     held_cycle,
 )
@@ -125,10 +129,42 @@ def next_wheel_cycle(run, t, never):
 
 
 @kernel_part
-def park(switch, run, i, pc, c):
+def turn(switch, row, i):
+    """flow.vc_arbitration round_robin: input i's place in the turn of output row `row`, counted from the input
+    after the row's last taker; -1 (no input) comes after all."""
+    span = switch.inputs.shape[0]
+    if i < 0:
+        return span
+    return (i - switch.ports[row, PT_LAST_TAKER] - 1) % span
+
+
+@kernel_part
+def designate(switch, row, i, ready, c):
+    """flow.vc_arbitration round_robin: input i will try at cycle `ready` for a VC of output row `row` that cannot be
+    taken before then. It becomes the input due to take it (PT_WOKEN), unless one due at a cycle not yet past comes
+    before it in turn."""
+    ports = switch.ports
+    due = ports[row, PT_WOKEN]
+    if due < 0 or c > ports[row, PT_WOKEN_AT] or turn(switch, row, i) < turn(switch, row, due):
+        ports[row, PT_WOKEN] = i
+        ports[row, PT_WOKEN_AT] = ready
+
+
+@kernel_part
+def park(switch, run, i, pc, c, round_robin):
     """Context i's forward at pc was refused at cycle c and says 'else: retry': rather than run it again every
-    cycle, the context waits on the output it was refused at (VI_WAITS_ON) until a VC of that port is freed."""
+    cycle, the context waits on the output it was refused at (VI_WAITS_ON) until a VC of that port is freed; or,
+    when what it wants is free but not yet reusable (VI_REUSABLE_AT), it retries then."""
     inputs = switch.inputs
+    ready = switch.visits[i, VI_REUSABLE_AT]
+    row = switch.visits[i, VI_WAITS_ON]
+    if ready < NEVER:
+        inputs[i, CX_PC] = pc
+        run.stats[ST_INSTRUCTIONS] += ready - 1 - c  # the retries before it, each refused
+        schedule(run, inputs, i, ready)
+        if round_robin:  # it asks before the VC can be taken, as a request to BookSim2's VC allocator would
+            designate(switch, row, i, ready, c)
+        return
     inputs[i, CX_PC] = pc
     inputs[i, CX_STATE] = CX_PARKED
     inputs[i, CX_DUE] = held_cycle(run.stats, c)
@@ -139,27 +175,27 @@ def park(switch, run, i, pc, c):
 
 
 @kernel_part
-def _wake(run, inputs, i, c):
+def _wake(run, inputs, i, c, ready):
     """Parked context i runs its forward again when it would have retried it next: at c if its input comes later
-    in this cycle's order (contexts run in input order), else at c + 1; the retries it was spared, each refused,
-    are counted as executed."""
+    in this cycle's order (contexts run in input order), else at c + 1; but not before cycle `ready`, when the VC
+    it waits for can be taken. The retries it was spared, each refused, are counted as executed."""
     stats = run.stats
-    due = c if i > stats[ST_RAN_UP_TO] else c + 1
+    due = max(c if i > stats[ST_RAN_UP_TO] else c + 1, ready)
     stats[ST_INSTRUCTIONS] += due - 1 - inputs[i, CX_DUE]
     stats[ST_PARKED] -= 1
     schedule(run, inputs, i, due)
 
 
 @kernel_part
-def unpark(switch, run, row, c):
-    """flow.vc_arbitration input_order: a VC of output row `row` was freed at cycle c, and every context parked
-    on it tries again; the lowest input wins."""
+def unpark(switch, run, row, c, ready):
+    """flow.vc_arbitration input_order: a VC of output row `row` was freed at cycle c, to be taken from cycle
+    `ready`, and every context parked on it tries again then; the lowest input wins."""
     inputs = switch.inputs
     i = switch.ports[row, PT_PARKED]
     switch.ports[row, PT_PARKED] = -1
     while i >= 0:
         following = inputs[i, CX_PARK_NEXT]
-        _wake(run, inputs, i, c)
+        _wake(run, inputs, i, c, ready)
         i = following
 
 
@@ -171,16 +207,14 @@ def wake_next(switch, run, row, base, vcs, c):
     refused, because a VC freed or left free wakes one more (release_output, _claim)."""
     inputs = switch.inputs
     ports = switch.ports
-    free = 0  # bit v: VC v is free
+    free = 0  # bit v: VC v is free (owned by no input, perhaps not yet reusable)
     for vc in range(vcs):
         if switch.owner[base + vc] < 0:
             free |= 1 << vc
     if free == 0:
         return
-    span = inputs.shape[0]
-    last = ports[row, PT_LAST_TAKER]
     best = -1
-    best_key = span
+    best_key = inputs.shape[0]
     before_best = -1
     before = -1
     i = ports[row, PT_PARKED]
@@ -193,7 +227,7 @@ def wake_next(switch, run, row, base, vcs, c):
             can = free & usable == usable
         else:
             can = free & usable != 0
-        key = (i - last - 1) % span  # the inputs after the last taker first, then round from the lowest
+        key = turn(switch, row, i)  # the inputs after the last taker first, then round from the lowest
         if can and key < best_key:
             best_key = key
             best = i
@@ -206,4 +240,12 @@ def wake_next(switch, run, row, base, vcs, c):
         ports[row, PT_PARKED] = inputs[best, CX_PARK_NEXT]
     else:
         inputs[before_best, CX_PARK_NEXT] = inputs[best, CX_PARK_NEXT]
-    _wake(run, inputs, best, c)
+    # the first cycle it can take what it wants of the free VCs: one of them, or (a circuit) all
+    wants = switch.visits[best, VI_WANTS]
+    whole = wants & WANTS_WHOLE_PORT != 0
+    ready = 0 if whole else NEVER
+    for vc in range(wants & ((1 << WANT_SHIFT) - 1), (wants >> WANT_SHIFT) & ((1 << WANT_SHIFT) - 1)):
+        if free & (1 << vc) != 0:
+            ready = max(ready, switch.reusable[base + vc]) if whole else min(ready, switch.reusable[base + vc])
+    _wake(run, inputs, best, c, ready)
+    designate(switch, row, best, ready, c)
