@@ -17,8 +17,8 @@ from ...jit import kernel_part
 from .heaps import pop, push
 from .state import (
     CX_DUE,
-    CX_PARKED,
     CX_PARK_NEXT,
+    CX_PARKED,
     CX_PC,
     CX_RUN,
     CX_STATE,
@@ -33,14 +33,14 @@ from .state import (
     ST_PARKED,
     ST_RAN_UP_TO,
     ST_TIME,
-    ST_WHEELED,
     ST_WHEEL_FROM,
     ST_WHEEL_SLOTS,
+    ST_WHEELED,
     VI_REUSABLE_AT,
     VI_WAITS_ON,
     VI_WANTS,
-    WANTS_WHOLE_PORT,
     WANT_SHIFT,
+    WANTS_WHOLE_PORT,
     WHEEL,
     held_cycle,
 )
@@ -156,19 +156,17 @@ def park(switch, run, i, pc, c, round_robin):
     cycle, the context waits on the output it was refused at (VI_WAITS_ON) until a VC of that port is freed; or,
     when what it wants is free but not yet reusable (VI_REUSABLE_AT), it retries then."""
     inputs = switch.inputs
-    ready = switch.visits[i, VI_REUSABLE_AT]
+    inputs[i, CX_PC] = pc
     row = switch.visits[i, VI_WAITS_ON]
+    ready = switch.visits[i, VI_REUSABLE_AT]
     if ready < NEVER:
-        inputs[i, CX_PC] = pc
         run.stats[ST_INSTRUCTIONS] += ready - 1 - c  # the retries before it, each refused
         schedule(run, inputs, i, ready)
         if round_robin:  # it asks before the VC can be taken, as a request to BookSim2's VC allocator would
             designate(switch, row, i, ready, c)
         return
-    inputs[i, CX_PC] = pc
     inputs[i, CX_STATE] = CX_PARKED
     inputs[i, CX_DUE] = held_cycle(run.stats, c)
-    row = switch.visits[i, VI_WAITS_ON]
     inputs[i, CX_PARK_NEXT] = switch.ports[row, PT_PARKED]
     switch.ports[row, PT_PARKED] = i
     run.stats[ST_PARKED] += 1
