@@ -1,9 +1,12 @@
-"""Shared helpers for the tests: configs built in code, and the closed-form zero-load timing of harts.yaml."""
+"""Shared helpers for the tests: configs built in code, the closed-form zero-load timing of harts.yaml, and what
+the tests of EXPERIMENTS.md's quoted figures read."""
 
+import csv
 import os
 from fractions import Fraction
 from pathlib import Path
 
+from harts.experiments.splice import section
 from harts.machine.config import hex_config
 
 
@@ -49,3 +52,31 @@ def unwritable_directory(tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     return locked
+
+
+REPO = Path(__file__).resolve().parent.parent
+COMMITTED = REPO / "bench" / "results" / "reproduce"
+
+
+def experiments_section(title: str, flat: bool = True, prose_only: bool = False) -> str:
+    """EXPERIMENTS.md's section under the heading `## title...`, up to the next `## ` heading (splice.section).
+    `flat`: its line breaks and runs of spaces made single spaces, as prose wraps anywhere. `prose_only`: its
+    generated blocks (harts.experiments.splice) left out."""
+    text = section((REPO / "EXPERIMENTS.md").read_text(), title)
+    if prose_only:
+        while "<!-- generated from " in text:
+            begin = text.index("<!-- generated from ")
+            text = text[:begin] + text[text.index("<!-- end -->", begin):]
+    return " ".join(text.split()) if flat else text
+
+
+def committed_rows(path: str) -> list[dict]:
+    """The rows of a committed result CSV, by its path under bench/results/reproduce/."""
+    with (COMMITTED / path).open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def quoted(text: str, *fragments: str) -> None:
+    """Assert that each fragment appears in the text as it is: the sentence quotes it."""
+    for fragment in fragments:
+        assert fragment in text, fragment

@@ -2,31 +2,15 @@
 result files of `harts reproduce --paper 002` (bench/results/reproduce/paper002/). No simulation here: a check
 fails when a file changes and the sentence does not, or the other way round."""
 
-import csv
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results" / "reproduce" / "paper002"
-
-
-def read(name: str) -> list[dict]:
-    with (RESULTS / name).open(newline="") as handle:
-        return list(csv.DictReader(handle))
+from .helpers import committed_rows, experiments_section, quoted
 
 
 @pytest.fixture(scope="module")
 def text() -> str:
-    """The section's text, with its line breaks and runs of spaces made single spaces."""
-    whole = (REPO / "EXPERIMENTS.md").read_text()
-    start = whole.index("## Al-Dubai et al.: coded-path broadcast on wormhole meshes")
-    return " ".join(whole[start:whole.index("\n## ", start + 1)].split())
-
-
-def quoted(text: str, *fragments: str) -> None:
-    for fragment in fragments:
-        assert fragment in text, fragment
+    return experiments_section("Al-Dubai et al.")
 
 
 def point(rows: list[dict], side: int, algorithm: str, fraction: float, flits: int = 100, vcs: int = 2) -> dict:
@@ -48,13 +32,13 @@ def test_every_run_got_one_copy_per_node_and_none_deadlocked(text):
     so they are runs of their own)."""
     runs = {}
     for name in ("fig5_runs.csv", "fig6_runs.csv", "deadlock_runs.csv", "vc_check_runs.csv"):
-        for r in read(name):
+        for r in committed_rows(f"paper002/{name}"):
             key = (int(r["side"]), r["algorithm"].lower(), r["source_label"], int(r["length_flits"]),
                    int(r["virtual_channels"]), float(r["background_fraction_of_bound"]), name == "deadlock_runs.csv")
             runs[key] = r
             assert r["deadlocked"] == "False", r
     for name, side, algorithm in (("fig4_steps.csv", "side", "algorithm"), ("fig4_beyond.csv", None, "algorithm")):
-        for r in read(name):
+        for r in committed_rows(f"paper002/{name}"):
             n = int(r[side]) if side else int(r["network"].split("x")[-1])
             runs[(n, r[algorithm].lower(), "(0,0)", 100, 2, 0.0, False)] = r
     assert all(r["copies_per_node_min"] == r["copies_per_node_max"] == "1" for r in runs.values())
@@ -63,7 +47,7 @@ def test_every_run_got_one_copy_per_node_and_none_deadlocked(text):
 
 
 def test_fig4_steps_and_shared_links(text):
-    steps = read("fig4_steps.csv")
+    steps = committed_rows("paper002/fig4_steps.csv")
     assert len(steps) == 20 and all(r["steps_measured"] == r["paper_statement_steps"] for r in steps)
     quoted(text, "all 20 step counts of Fig. 4", "All 20 agree.")
     shared = [r["links_shared_within_a_step"] for r in steps if r["algorithm"] == "NP-D"]
@@ -73,11 +57,12 @@ def test_fig4_steps_and_shared_links(text):
 
 
 def test_fig5_and_fig6_sentences(text):
-    fig5, fig6 = read("fig5_latency.csv"), read("fig6_latency.csv")
+    fig5, fig6 = committed_rows("paper002/fig5_latency.csv"), committed_rows("paper002/fig6_latency.csv")
     assert all(r["latency_max_cycles"] == r["latency_min_cycles"] for r in fig5
                if r["algorithm"] == "RD" and float(r["background_fraction_of_bound"]) == 0)
     quoted(text, "RD's idle latency is the same from every source (max = mean).")
-    loaded = [r for r in read("fig5_runs.csv") if (r["side"], r["algorithm"], r["background_fraction_of_bound"])
+    loaded = [r for r in committed_rows("paper002/fig5_runs.csv")
+              if (r["side"], r["algorithm"], r["background_fraction_of_bound"])
               == ("16", "rd", "0.4")]
     low, high = min(int(r["latency_cycles"]) for r in loaded), max(int(r["latency_cycles"]) for r in loaded)
     again = next(r for r in loaded if r["source_label"] == "(4,2)")["latency_by_background_cycles"]
@@ -93,7 +78,7 @@ def test_fig5_and_fig6_sentences(text):
 
 
 def test_deadlock_check_sentences(text):
-    check = read("deadlock_check.csv")
+    check = committed_rows("paper002/deadlock_check.csv")
     runs, cycles, packets = (sum(int(r[k]) for r in check)
                              for k in ("runs", "cycles_simulated_total", "background_packets_total"))
     assert all(r["deadlocked_runs"] == "0" and r["copies_per_node_min"] == r["copies_per_node_max"] == "1"
@@ -109,14 +94,14 @@ def test_deadlock_check_sentences(text):
 
 
 def test_the_shapes_pcp_flat_in_steps_not_in_latency(text):
-    beyond = {(r["algorithm"], int(r["network"].split("x")[-1])): r for r in read("fig4_beyond.csv")}
+    beyond = {(r["algorithm"], int(r["network"].split("x")[-1])): r for r in committed_rows("paper002/fig4_beyond.csv")}
     assert max(side for _, side in beyond) == 512 and all(r["steps"] == "2" for (a, _), r in beyond.items()
                                                            if a == "pcp")
     quoted(text, "PCP's 2 steps hold up to 512x512")
     sides = (8, 16, 32, 64, 128)
     pcp, rd = ({s: int(beyond[a, s]["latency_cycles"]) for s in (*sides, 256, 512)} for a in ("pcp", "rd"))
     quoted(text, f"grows from {pcp[8]} cycles (8x8) to {pcp[128]} (128x128)")
-    fig5 = read("fig5_latency.csv")
+    fig5 = committed_rows("paper002/fig5_latency.csv")
     (p4, p64), (r4, r64) = ([mean(fig5, s, a, 0.0) for s in (4, 64)] for a in ("PCP", "RD"))
     quoted(text, f"its 6-source mean grows x{p64 / p4:.2f} ({p4:.0f} to {p64:.0f} cycles), RD's x{r64 / r4:.2f} "
                  f"({r4:.0f} to {r64:.0f})")
@@ -139,7 +124,7 @@ def test_the_shapes_pcp_flat_in_steps_not_in_latency(text):
 
 def test_pcp_beats_rd_at_every_point_and_run(text):
     points = {}
-    for r in read("fig5_latency.csv") + read("fig6_latency.csv"):
+    for r in committed_rows("paper002/fig5_latency.csv") + committed_rows("paper002/fig6_latency.csv"):
         key = (int(r["side"]), int(r["length_flits"]), float(r["background_fraction_of_bound"]))
         points.setdefault(key, {})[r["algorithm"]] = float(r["latency_mean_cycles"])
     ratios = {key: v["RD"] / v["PCP"] for key, v in points.items()}
@@ -148,7 +133,7 @@ def test_pcp_beats_rd_at_every_point_and_run(text):
     quoted(text, f"the means by {ratios[low]:.2f}x ({low[0]}x{low[0]}, {low[1]} flits, {low[2]:g} x bound) to "
                  f"{ratios[high]:.1f}x ({high[0]}x{high[0]}, {high[1]} flits, {high[2]:g} x bound)")
     runs = {}
-    for r in read("fig5_runs.csv") + read("fig6_runs.csv"):
+    for r in committed_rows("paper002/fig5_runs.csv") + committed_rows("paper002/fig6_runs.csv"):
         key = (int(r["side"]), r["source_label"], int(r["length_flits"]), float(r["background_fraction_of_bound"]))
         runs.setdefault(key, {})[r["algorithm"]] = int(r["latency_cycles"])
     single = {key: v["rd"] / v["pcp"] for key, v in runs.items()}
@@ -158,7 +143,7 @@ def test_pcp_beats_rd_at_every_point_and_run(text):
 
 
 def test_under_background_sentences(text):
-    fig5, vc = read("fig5_latency.csv"), read("vc_check.csv")
+    fig5, vc = committed_rows("paper002/fig5_latency.csv"), committed_rows("paper002/vc_check.csv")
     sides = (4, 8, 16, 32, 64)
 
     def loss(algorithm, fraction):
@@ -191,7 +176,7 @@ def test_under_background_sentences(text):
 
 
 def test_fig6_slopes(text):
-    fig6 = read("fig6_latency.csv")
+    fig6 = committed_rows("paper002/fig6_latency.csv")
 
     def m(side, algorithm, flits, fraction=0.0):
         return mean(fig6, side, algorithm, fraction, flits=flits)

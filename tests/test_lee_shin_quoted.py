@@ -2,26 +2,11 @@
 result files of `harts reproduce --paper 001` (bench/results/reproduce/paper001/). No simulation here: a check
 fails when a file changes and the sentence does not, or the other way round."""
 
-import csv
 import re
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results" / "reproduce" / "paper001"
-
-
-def section() -> str:
-    """The section's text, with its line breaks and runs of spaces made single spaces."""
-    text = (REPO / "EXPERIMENTS.md").read_text()
-    start = text.index("## Lee & Shin: interleaved all-to-all reliable broadcast")
-    return " ".join(text[start:text.index("\n## ", start + 1)].split())
-
-
-def read(name: str) -> list[dict]:
-    with (RESULTS / name).open() as f:
-        return list(csv.DictReader(f))
+from .helpers import committed_rows, experiments_section, quoted
 
 
 def g(x) -> str:
@@ -32,12 +17,12 @@ def g(x) -> str:
 
 @pytest.fixture(scope="module")
 def text() -> str:
-    return section()
+    return experiments_section("Lee & Shin")
 
 
 @pytest.fixture(scope="module")
 def table() -> list[dict]:
-    return read("tables.csv")
+    return committed_rows("paper001/tables.csv")
 
 
 def row(rows: list[dict], **match) -> dict:
@@ -51,11 +36,6 @@ def row(rows: list[dict], **match) -> dict:
 
 def engine(rows: list[dict], **match) -> str:
     return g(row(rows, **match)["engine_cycles"])
-
-
-def quoted(text: str, *fragments: str) -> None:
-    for fragment in fragments:
-        assert fragment in text, fragment
 
 
 def test_overlapped_stages(text, table):
@@ -151,11 +131,12 @@ def test_eta_on_the_hexagonal_mesh(text, table):
     wait = re.search(r"first wait: at node (\d+), cycle ([\d.]+), node (\d+)'s packet was refused a transmitter",
                      e3["measured"])
     quoted(text, f"Node {wait.group(3)}'s packet is refused node {wait.group(1)}'s transmitter at cycle "
-                 f"{wait.group(2)}, and the run takes {g(e3['engine_cycles'])} cycles against {g(e3['formula_cycles'])}")
+                 f"{wait.group(2)}, and the run takes {g(e3['engine_cycles'])} cycles against "
+                 f"{g(e3['formula_cycles'])}")
 
 
 def test_vrs_ata_formula(text, table):
-    vrs = {r["network"]: r for r in read("vrs_formula.csv")}
+    vrs = {r["network"]: r for r in committed_rows("paper001/vrs_formula.csv")}
     assert sorted(vrs) == [f"Q_{m}" for m in range(3, 9)]
     for name, r in vrs.items():  # floor(m/2) + 1 packets; fewer than gamma - 1 = m - 1 from Q_5 on
         m = int(name[2:])
@@ -173,7 +154,7 @@ def test_vrs_ata_formula(text, table):
 
 
 def test_fault_trials(text):
-    trials = read("fault_trials.csv")
+    trials = committed_rows("paper001/fault_trials.csv")
     for r in trials:
         gamma, f = int(r["gamma"]), int(r["faults"])
         assert r["trials"] == "20" and f <= (gamma - 1 if r["kind"] != "byzantine" else (gamma - 1) // 2)
@@ -188,7 +169,7 @@ def test_fault_trials(text):
 
 
 def test_worst_case(text):
-    worst = read("worst_case.csv")
+    worst = committed_rows("paper001/worst_case.csv")
 
     def at(algorithm, network, what="engine_cycles"):
         return g(row(worst, algorithm=algorithm, network=network, queueing_D=0)[what])
@@ -199,7 +180,7 @@ def test_worst_case(text):
 
 
 def test_under_background_load(text):
-    load = read("load.csv")
+    load = committed_rows("paper001/load.csv")
 
     def mean(network, algorithm, rho):
         times = [float(r["cycles"]) for r in load if (r["network"], r["algorithm"]) == (network, algorithm)
@@ -207,7 +188,8 @@ def test_under_background_load(text):
         return sum(times) / len(times), min(times), max(times)
 
     def worst(network, algorithm):
-        return next(float(r["worst_case_cycles"]) for r in load if (r["network"], r["algorithm"]) == (network, algorithm))
+        return next(float(r["worst_case_cycles"]) for r in load
+                    if (r["network"], r["algorithm"]) == (network, algorithm))
     rhos = sorted({float(r["background_load"]) for r in load})
     assert rhos == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
     # the mean passes the worst case (D = 0) for IHC on Q_4 from 0.2, on SQ_5 at 0.5, FRS at every rho > 0
@@ -230,7 +212,7 @@ def test_under_background_load(text):
 
 
 def test_receiver_fifos(text):
-    peaks = read("fifo_peaks.csv")
+    peaks = committed_rows("paper001/fifo_peaks.csv")
 
     def span(network):
         mine = [int(r["ihc_fifo_peak_bytes"]) for r in peaks if r["network"] == network]

@@ -2,50 +2,37 @@
 outside its generated tables, against the committed result files (bench/results/reproduce/paper003/ and
 paper004/). No simulation here."""
 
-import csv
 import json
 import math
 import re
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results" / "reproduce"
+from .helpers import COMMITTED, committed_rows, experiments_section
 
 
-def rows(paper: str, name: str) -> list[dict]:
-    with open(RESULTS / paper / name, newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
-def section(title: str) -> str:
-    text = (REPO / "EXPERIMENTS.md").read_text()
-    start = text.index(f"\n## {title}")
-    return text[start:text.index("\n## ", start + 1)]
-
-
-def quoted(pattern: str, text: str) -> tuple[int, ...]:
+def quoted_numbers(pattern: str, text: str) -> tuple[int, ...]:
     found = re.search(pattern, " ".join(text.split()))  # the prose wraps anywhere
     assert found, pattern
     return tuple(int(g) for g in found.groups())
 
 
 def test_peters_syska_run_counts_are_the_formula_files():
-    text = section("Peters & Syska")
-    formulas = rows("paper004", "formulas.csv")
+    text = experiments_section("Peters & Syska")
+    formulas = committed_rows("paper004/formulas.csv")
     runs = [(r["algorithm"], r["torus"], r["variant"], r["length_flits"], r["packets"], r["packets_choice"])
             for r in formulas]
     assert len(runs) == len(set(runs)), "a run is listed twice"
     exact = [r for r in formulas if r["algorithm"] in ("tiling", "dc")]
     assert all(r["equal"] == "True" for r in exact)
-    assert quoted(r"to the cycle in all (\d+) idle runs", text) == (len(exact),)
+    assert quoted_numbers(r"to the cycle in all (\d+) idle runs", text) == (len(exact),)
     htree = [r for r in formulas if r["algorithm"] == "htree"]
-    assert quoted(r"\((\d+) of (\d+) runs differ\)", text) == (sum(r["equal"] == "False" for r in htree), len(htree))
+    differ = sum(r["equal"] == "False" for r in htree)
+    assert quoted_numbers(r"\((\d+) of (\d+) runs differ\)", text) == (differ, len(htree))
     assert all(r["equals_closed_form"] == "True" for r in htree)
-    assert quoted(r"All (\d+) runs equal, to the cycle, T_sched", text) == (len(htree),)
+    assert quoted_numbers(r"All (\d+) runs equal, to the cycle, T_sched", text) == (len(htree),)
     # "contention_free is true in every idle run"; alpha, delta, tau as `harts calibrate` measures them
     assert all(r["contention_free"] == "True" for r in formulas)
-    alpha, delta, tau = quoted(r"measures alpha = (\d+), delta = (\d+), tau = (\d+) cycle", text)
-    assert (RESULTS / "paper004" / "tables.md").read_text().startswith(
+    alpha, delta, tau = quoted_numbers(r"measures alpha = (\d+), delta = (\d+), tau = (\d+) cycle", text)
+    assert (COMMITTED / "paper004" / "tables.md").read_text().startswith(
         f"Measured alpha = {alpha}, delta = {delta}, tau = {tau} cycles")
     for r in formulas:
         assert int(r["alpha_cycles"]) == alpha * int(r["alpha_count"])
@@ -55,8 +42,8 @@ def test_peters_syska_run_counts_are_the_formula_files():
 
 def test_peters_syska_loaded_runs_all_waited_and_no_phase_ended_early():
     assert "No loaded run was contention-free. No phase of any loaded run ended before its idle end." in \
-        " ".join(section("Peters & Syska").split())
-    loaded = [r for r in rows("paper004", "contention.csv") if float(r["rate"]) > 0]
+        experiments_section("Peters & Syska")
+    loaded = [r for r in committed_rows("paper004/contention.csv") if float(r["rate"]) > 0]
     assert len(loaded) == 3 * 4 * 8
     for r in loaded:
         assert r["contention_free"] == "False", r
@@ -66,11 +53,12 @@ def test_peters_syska_loaded_runs_all_waited_and_no_phase_ended_early():
 
 def test_al_mahadeen_omari_mh_1_16_costs_one_link_wait_and_one_hop_more_than_n8():
     # "In MH(1,16) the whole 110 is the 105-cycle link wait of (1,1100) plus the 5 cycles of its second hop"
-    more, wait, hop = quoted(r"In MH\(1,16\) the whole (\d+) is the (\d+)-cycle link wait of \(1,1100\) plus the "
-                             r"(\d+) cycles of its second hop", section("Al-Mahadeen & Omari"))
-    latency = {(r["m"], r["n"]): int(r["latency_cycles"]) for r in rows("paper003", "sharing_latency.csv")}
+    more, wait, hop = quoted_numbers(
+        r"In MH\(1,16\) the whole (\d+) is the (\d+)-cycle link wait of \(1,1100\) plus the (\d+) cycles of its "
+        r"second hop", experiments_section("Al-Mahadeen & Omari"))
+    latency = {(r["m"], r["n"]): int(r["latency_cycles"]) for r in committed_rows("paper003/sharing_latency.csv")}
     assert latency[("1", "16")] - latency[("1", "8")] == more == wait + hop
-    first = {(r["m"], r["n"], r["destination"]): r for r in rows("paper003", "sharing_first_step.csv")}
+    first = {(r["m"], r["n"], r["destination"]): r for r in committed_rows("paper003/sharing_first_step.csv")}
     late = first[("1", "16", "(1,1100)")]
     assert int(late["link_wait_cycles"]) == wait and int(late["hops"]) == 2
     assert int(late["alone_cycles"]) - int(first[("1", "16", "(1,0100)")]["alone_cycles"]) == hop
@@ -79,8 +67,9 @@ def test_al_mahadeen_omari_mh_1_16_costs_one_link_wait_and_one_hop_more_than_n8(
 def test_al_mahadeen_omari_the_channel_wait_swaps_two_link_sharers():
     # "(5,11100) arrives before (5,10100) in the broadcast, after it when only the link sharers run"
     assert "(5,11100) arrives before (5,10100) in the broadcast, after it when only the link sharers run" in \
-        " ".join(section("Al-Mahadeen & Omari").split())
-    first = {r["destination"]: r for r in rows("paper003", "sharing_first_step.csv") if (r["m"], r["n"]) == ("9", "32")}
+        experiments_section("Al-Mahadeen & Omari")
+    first = {r["destination"]: r for r in committed_rows("paper003/sharing_first_step.csv")
+             if (r["m"], r["n"]) == ("9", "32")}
     a, b = first["(5,11100)"], first["(5,10100)"]
     assert int(a["arrival_cycles"]) < int(b["arrival_cycles"])
     assert int(a["with_link_sharers_cycles"]) > int(b["with_link_sharers_cycles"])
@@ -89,12 +78,12 @@ def test_al_mahadeen_omari_the_channel_wait_swaps_two_link_sharers():
 def test_al_mahadeen_omari_steps_and_latency_against_size():
     """"Each step costs about 335 cycles", the steps by m at n = 8, n = 4's one step and 335 cycles fewer, and what
     n = 16 and 32 cost over n = 8 at the same steps."""
-    text = " ".join(section("Al-Mahadeen & Omari").split())
-    example = rows("paper003", "mh_9_8_example.csv")
+    text = experiments_section("Al-Mahadeen & Omari")
+    example = committed_rows("paper003/mh_9_8_example.csv")
     first = [int(c) for c in example[0]["run_arrival_cycles"].split()]
-    alone = {int(r["hops"]): int(r["alone_cycles"]) for r in rows("paper003", "sharing_first_step.csv")}
+    alone = {int(r["hops"]): int(r["alone_cycles"]) for r in committed_rows("paper003/sharing_first_step.csv")}
     assert min(first) == alone[1] and f"Each step costs about {alone[1]} cycles here" in text
-    size = {(int(r["m"]), int(r["n"])): r for r in rows("paper003", "steps_vs_size.csv")}
+    size = {(int(r["m"]), int(r["n"])): r for r in committed_rows("paper003/steps_vs_size.csv")}
     ms = sorted({m for m, _ in size})
     steps8 = [size[m, 8]["steps_measured"] for m in ms]
     assert f"({', '.join(steps8)} for m = {', '.join(map(str, ms))} at n = 8)" in text
@@ -116,13 +105,13 @@ def test_al_mahadeen_omari_steps_and_latency_against_size():
 def test_al_mahadeen_omari_shared_links_sentences():
     """The link waits of 105 cycles per worm ahead, the injection channels run out of, and the cost in cycles and
     percent over n = 8, from sharing_first_step.csv and sharing_latency.csv."""
-    text = " ".join(section("Al-Mahadeen & Omari").split())
-    first = rows("paper003", "sharing_first_step.csv")
+    text = experiments_section("Al-Mahadeen & Omari")
+    first = committed_rows("paper003/sharing_first_step.csv")
     waits = sorted({int(r["link_wait_cycles"]) for r in first} - {0})
     assert waits == [waits[0] * k for k in (1, 2, 3)]
     assert (f"waits {waits[0]} cycles per worm ahead of it there**: {waits[0]}, {waits[1]} and {waits[2]} cycles for "
             "the second, third and fourth") in text
-    latency = {(int(r["m"]), int(r["n"])): r for r in rows("paper003", "sharing_latency.csv")}
+    latency = {(int(r["m"]), int(r["n"])): r for r in committed_rows("paper003/sharing_latency.csv")}
     sends = {key: int(r["step1_sends"]) for key, r in latency.items()}
     ports = {key: int(r["ports"]) for key, r in latency.items()}
     assert sends[9, 16] == ports[9, 16] + 1 and sends[9, 32] > sends[1, 32] > ports[1, 32] == ports[9, 32]
@@ -150,15 +139,17 @@ def test_al_mahadeen_omari_shared_links_sentences():
 def test_the_run_counts_of_the_commands():
     """"# 35 points" (Al-Mahadeen & Omari: the MH(9,8) example, the steps against size, the link-sharing points) and
     "# 169 runs" (Peters & Syska: the idle runs and the background sweep)."""
-    points = 1 + len(rows("paper003", "steps_vs_size.csv")) + len(rows("paper003", "sharing_latency.csv"))
-    assert f"harts reproduce --paper 003 --results RESULTS   # {points} points;" in section("Al-Mahadeen & Omari")
-    runs = len(rows("paper004", "formulas.csv")) + len(rows("paper004", "contention.csv"))
-    assert f"harts reproduce --paper 004 --results RESULTS           # {runs} runs;" in section("Peters & Syska")
+    points = 1 + len(committed_rows("paper003/steps_vs_size.csv")) + len(committed_rows("paper003/sharing_latency.csv"))
+    assert f"harts reproduce --paper 003 --results RESULTS   # {points} points;" in \
+        experiments_section("Al-Mahadeen & Omari", flat=False)
+    runs = len(committed_rows("paper004/formulas.csv")) + len(committed_rows("paper004/contention.csv"))
+    assert f"harts reproduce --paper 004 --results RESULTS           # {runs} runs;" in \
+        experiments_section("Peters & Syska", flat=False)
 
 
 def test_peters_syska_table_1_time_against_l_and_claim_2_sentences():
-    text = " ".join(section("Peters & Syska").split())
-    formulas = rows("paper004", "formulas.csv")
+    text = experiments_section("Peters & Syska")
+    formulas = committed_rows("paper004/formulas.csv")
 
     def run(algorithm, length, choice="B_opt"):
         found = [r for r in formulas if (r["algorithm"], r["length_flits"]) == (algorithm, str(length))
@@ -201,9 +192,9 @@ def test_peters_syska_table_1_time_against_l_and_claim_2_sentences():
 def test_peters_syska_phase_ratios_sentence():
     """"one phase may lose nothing (ratio 1.00) while another takes 4.03 times its idle length": the least and the
     most of the tiling's phase ratios at 0.005, seed by seed."""
-    text = " ".join(section("Peters & Syska").split())
+    text = experiments_section("Peters & Syska")
     ratios = []
-    for r in rows("paper004", "contention.csv"):
+    for r in committed_rows("paper004/contention.csv"):
         if r["algorithm"] == "tiling" and float(r["rate"]) == 0.005:
             ends, idle = json.loads(r["phase_end_cycles"]), json.loads(r["idle_phase_end_cycles"])
             ratios += [(b - a) / (d - c) for a, b, c, d in zip([0, *ends], ends, [0, *idle], idle)]

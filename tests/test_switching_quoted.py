@@ -2,9 +2,7 @@
 the committed result files of `harts load --all-routers --torus-tie positive` (bench/results/reproduce/switching/).
 No simulation here: a check fails when a file changes and the sentence does not, or the other way round."""
 
-import csv
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
@@ -12,43 +10,26 @@ from harts.experiments.switching import load
 from harts.machine.patterns import throughput_bound
 from harts.network.build import build_topology
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results" / "reproduce" / "switching"
+from .helpers import committed_rows, experiments_section, quoted
+
 DEFAULT = (2, 8)  # the default router: 2 VCs x 8-flit buffers
-
-
-def section() -> str:
-    """The section's prose, with its line breaks and runs of spaces made single spaces (the generated block
-    left out)."""
-    text = (REPO / "EXPERIMENTS.md").read_text()
-    start = text.index("## Wormhole switching under load")
-    stop = text.find("\n## ", start + 1)
-    text = text[start:] if stop < 0 else text[start:stop]
-    begin = text.index("<!-- generated from bench/results/reproduce/switching/")
-    text = text[:begin] + text[text.index("<!-- end -->", begin):]
-    return " ".join(text.split())
-
-
-def read(name: str) -> list[dict]:
-    with (RESULTS / name).open() as f:
-        return list(csv.DictReader(f))
 
 
 @pytest.fixture(scope="module")
 def text() -> str:
-    return section()
+    return experiments_section("Wormhole switching under load", prose_only=True)
 
 
 @pytest.fixture(scope="module")
 def runs() -> list[dict]:
-    return read("wormhole_tie_positive_load.csv")
+    return committed_rows("switching/wormhole_tie_positive_load.csv")
 
 
 @pytest.fixture(scope="module")
 def saturated() -> dict:
     """Saturation as a fraction of the bound, by (network, pattern, VCs, buffer flits)."""
     return {(r["network"], r["pattern"], int(r["virtual_channels"]), int(r["buffer_flits"])): r
-            for r in read("wormhole_tie_positive_saturation.csv")}
+            for r in committed_rows("switching/wormhole_tie_positive_saturation.csv")}
 
 
 def sweep(runs: list[dict], network: str, pattern: str, router=DEFAULT) -> list[dict]:
@@ -75,11 +56,6 @@ def fraction(saturated: dict, network: str, pattern: str, router=DEFAULT) -> flo
 
 def latency(row: dict) -> str:
     return f"{float(row['latency_mean']):,.0f}"
-
-
-def quoted(text: str, *fragments: str) -> None:
-    for fragment in fragments:
-        assert fragment in text, fragment
 
 
 def carried(rows: list[dict], keep) -> float:
