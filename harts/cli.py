@@ -434,6 +434,10 @@ def cmd_sweep(args) -> int:
     from .machine.config import config_file, load_config, parse_override
     path = str(config_file(args.config).resolve())
     config = load_config(path)
+    if args.broadcast:
+        return _broadcast_sweep(args, path)
+    if args.quick or args.baseline:
+        raise InputError(f"harts sweep: {'--quick' if args.quick else '--baseline'} applies to --broadcast only")
     # the sweep's load is traffic.synthetic's: the config's own uniform traffic would run beside it
     values = (("traffic.uniform.load", 0), *(parse_override(text) for text in args.set))
     patterns = tuple(args.pattern.split(",")) if args.pattern else (config["traffic.synthetic.pattern"],)
@@ -472,6 +476,53 @@ def cmd_sweep(args) -> int:
 
 
 DEFAULT_BOUND_FRACTIONS = tuple(round(0.1 * k, 1) for k in range(1, 11))
+
+
+def _broadcast_sweep(args, path: str) -> int:
+    """`harts sweep CONFIG --broadcast ...`: harts.experiments.broadcast_sweep."""
+    from .experiments.broadcast_sweep import BroadcastSweep, run_broadcast_sweeps, write
+    from .experiments.kandlur_shin.points import FULL, QUICK
+    from .experiments.load_sweep import Base, parse_rates
+    from .machine.config import parse_override
+    not_here = [option for option, given in (("--bound-fractions", args.bound_fractions), ("--seeds", args.seeds != 1))
+                if given]
+    if not_here:
+        raise InputError(f"harts sweep: {not_here[0]} does not apply to --broadcast (replications give the "
+                         f"intervals; loads are --rates)")
+    sweep = BroadcastSweep(Base(path, tuple(parse_override(text) for text in args.set)),
+                           tuple(args.broadcast.split(",")), parse_rates(args.rates) if args.rates else (),
+                           QUICK if args.quick else FULL, args.baseline, args.to_saturation)
+    try:
+        sweep.check()
+    except InputError as exc:
+        raise InputError(f"harts sweep: {exc}") from None
+    started = time.perf_counter()
+    try:
+        [found] = run_broadcast_sweeps([sweep], Path(args.results), resume=args.resume, workers=args.workers,
+                                       dask_scheduler=args.dask_scheduler, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        return _interrupted(args)
+    files = write(sweep, found, Path(args.results), Path(path).stem, args.plot)
+    increase = f"  {'increase %':>12s}" if sweep.baseline else ""
+    print(f"{'algorithm':10s} {'load':>5s} {'latency ± 95%':>17s} {'delivery ± 95%':>17s} {'regular':>8s} "
+          f"{'carried':>7s}{increase}  precise")
+    for row in found["points"]:
+        line = (f"{row['algorithm']:10s} {row['load']:5.2f} {row['latency']:9.1f} ± {row['latency_half_width']:5.1f} "
+                f"{row['mean_delivery']:9.1f} ± {row['mean_delivery_half_width']:5.1f} {row['regular_latency']:8.1f} "
+                f"{row['accepted_over_offered']:7.3f}")
+        if sweep.baseline:
+            line += f"  {row['latency_increase_percent']:5.1f} ± {row['latency_increase_half_width']:4.1f}"
+        precise = row["precise"] and row.get("baseline_precise", True)
+        print(line + f"  {'saturated' if row['saturated'] else 'yes' if precise else 'NO'}")
+    if found["saturation"]:
+        last = found["saturation"]["probes"][-1]
+        print(f"regular traffic saturates at load {found['saturation']['saturation_load']:g} "
+              f"({found['points'][0]['load_basis']} basis): the probe's run carried {last['accepted_over_offered']:.3f} "
+              f"of the offered regular bytes there (saturated below 0.95; steps of 0.1)")
+    print("latency: the last copy's delivery; delivery: the mean over nodes of their last copy's; regular: the "
+          "regular packets' mean latency; carried: regular bytes accepted over offered (cycles throughout)")
+    print(f"wrote {', '.join(str(f) for f in files)}; wall time {time.perf_counter() - started:.0f} s")
+    return 0
 
 
 def cmd_ata(args) -> int:
@@ -901,21 +952,33 @@ def build_parser() -> argparse.ArgumentParser:
                                            "each pattern's saturation throughput")
     sweep_.add_argument("config", help="YAML config: a path or the name of a shipped config")
     _set_option(sweep_)
-    sweep_.add_argument("--pattern", metavar="P[,P...]",
-                        help=f"traffic patterns (default: the config's traffic.synthetic.pattern): "
-                             f"{', '.join(KEY_BY_NAME['traffic.synthetic.pattern'].choices)}")
+    measures = sweep_.add_mutually_exclusive_group()
+    measures.add_argument("--pattern", metavar="P[,P...]",
+                          help=f"traffic patterns (default: the config's traffic.synthetic.pattern): "
+                               f"{', '.join(KEY_BY_NAME['traffic.synthetic.pattern'].choices)}")
+    measures.add_argument("--broadcast", metavar="ALG[,ALG...]",
+                          help=f"instead of patterns, broadcast latency and mean delivery time per algorithm under "
+                               f"Kandlur & Shin's workload on a hexagonal mesh, replicated to 95%% confidence "
+                               f"intervals within 5%% of the means: {', '.join(choices.BROADCASTS[:8])}")
+    sweep_.add_argument("--baseline", metavar="ALG",
+                        help="with --broadcast: also each algorithm's percent increase over this one's, from paired "
+                             "replications (the saturation probe runs it)")
+    sweep_.add_argument("--quick", action="store_true",
+                        help="with --broadcast: two short replications a point, for first tries")
     loads = sweep_.add_mutually_exclusive_group()
     loads.add_argument("--rates", metavar="A:B:STEP|LIST",
                        help="offered loads in flits/node/cycle (traffic.synthetic.rate; the config's "
-                            "traffic.uniform.load is set to 0, and --set can give it back as background): A:B:STEP "
-                            "(B included) or a comma list")
+                            "traffic.uniform.load is set to 0, and --set can give it back as background), or with "
+                            "--broadcast the loads traffic.uniform.load takes: A:B:STEP (B included) or a comma list")
     loads.add_argument("--bound-fractions", metavar="A:B:STEP|LIST",
                        help="offered loads as fractions of each pattern's channel-load bound (default: 0.1:1:0.1 "
                             "unless --rates is given)")
     sweep_.add_argument("--to-saturation", action="store_true",
                         help="also find each pattern's saturation throughput: the accepted throughput of the "
                              "largest offered load at which every seed's run is stable, bracketed to 1%% of the "
-                             "offered load")
+                             "offered load; with --broadcast, the first load in steps of 0.1 at which the network "
+                             "carries under 95%% of the regular bytes, and without --rates the loads 0.05, 0.1, ... "
+                             "up to it")
     sweep_.add_argument("--seeds", type=_int_from(1, "positive", 1000), default=1,
                         help="runs per point, seeds run.seed, run.seed + 1, ... (default: %(default)s)")
     sweep_.add_argument("--plot", type=_plot_file, metavar="FILE.png",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harts.experiments.kandlur_shin.points import Point, Precision, SaturationProbe
+from harts.experiments.kandlur_shin.points import Point, Precision, SaturationProbe, hex_base
 from harts.experiments.sweep import execute, run_tasks
 
 TINY = Precision("tiny", broadcasts_per_replication=3, min_replications=2, max_replications=2, max_seconds=5)
@@ -29,7 +29,7 @@ def measured(results: dict) -> dict:
 
 
 def tiny_points():
-    return [Point(alg, 3, load, TINY) for alg in ("sbcast", "2bcast") for load in (0.1, 0.4)]
+    return [Point(alg, load, TINY, hex_base(3)) for alg in ("sbcast", "2bcast") for load in (0.1, 0.4)]
 
 
 def test_every_point_is_saved_and_resume_runs_only_what_is_missing(tmp_path):
@@ -60,7 +60,7 @@ def test_a_half_written_result_is_run_again(tmp_path):
 
 def test_same_results_on_a_dask_cluster(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
-    points = tiny_points()[:3] + [SaturationProbe(3, TINY)]
+    points = tiny_points()[:3] + [SaturationProbe(hex_base(3), TINY)]
     local = run_tasks(points, tmp_path / "local", workers=1, progress=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:

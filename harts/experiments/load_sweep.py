@@ -26,8 +26,8 @@ import json
 import math
 import os
 from dataclasses import dataclass, replace
-from functools import cached_property
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 
 from ..errors import InputError, SimulationError

@@ -195,7 +195,7 @@ def build_traffic(config: Config, topology: Topology) -> TrafficSource:
     streams = []
     load = config["traffic.uniform.load"]
     if load > 0:
-        lengths, probabilities = _length_distribution(config)
+        lengths, probabilities = length_distribution(config)
         rate = n * uniform_node_load(config, topology) * config.bytes_per_cycle / float(np.dot(lengths, probabilities))
         packets, cycles = config["run.packets"], config["run.cycles"]
         # Refused up front: the generator would otherwise run for ever (or past the int64 ticks) in chunks.
@@ -286,7 +286,8 @@ def uniform_node_load(config: Config, topology: Topology) -> float:
                      topology.mean_distance())
 
 
-def _length_distribution(config: Config) -> tuple[np.ndarray, np.ndarray]:
+def length_distribution(config: Config) -> tuple[np.ndarray, np.ndarray]:
+    """traffic.uniform.lengths and length_probabilities, checked."""
     header = config["timing.header_bytes"]
     lengths_item = config["traffic.uniform.lengths"]
     lengths = [integer(item.value) for item in lengths_item.value]
@@ -369,19 +370,19 @@ def paper_node_load(topology: Topology, load: float, basis: str) -> float:
 
 
 def paper_workload(topology: Topology, load: float, basis: str, algorithm: int, bytes_per_cycle: int,
-                   cycles: int, rng: np.random.Generator) -> Traffic:
+                   cycles: int, rng: np.random.Generator, lengths: np.ndarray,
+                   length_probabilities: np.ndarray) -> Traffic:
     """The workload of paper 000's section 5 on the hexagonal mesh: Poisson generation at every node; each
     packet is a broadcast (of `algorithm`) with probability 0.001 and otherwise regular, its destination
-    drawn by paper_destinations; lengths 64, 128 and 512 bytes with probabilities 0.3, 0.5 and 0.2 for both
-    types; `load` read under `basis` (LOAD_BASES)."""
+    drawn by paper_destinations; `lengths` with `length_probabilities` for both types (the paper's: 64, 128
+    and 512 bytes with 0.3, 0.5 and 0.2); `load` read under `basis` (LOAD_BASES)."""
     offsets, probabilities = paper_destinations(topology)
     n = topology.n_nodes
-    lengths = np.asarray(PAPER_LENGTHS, dtype=np.int64)
-    rate = n * paper_node_load(topology, load, basis) * bytes_per_cycle / PAPER_MEAN_LENGTH
+    rate = n * paper_node_load(topology, load, basis) * bytes_per_cycle / float(np.dot(lengths, length_probabilities))
     times = _poisson_times(rng, rate, cycles)
     k = len(times)
     source = rng.integers(0, n, size=k)
-    length = lengths[rng.choice(len(lengths), size=k, p=PAPER_LENGTH_PROBABILITIES)]
+    length = lengths[rng.choice(len(lengths), size=k, p=length_probabilities)]
     is_broadcast = rng.random(k) < PAPER_BROADCAST_PROBABILITY
     offset = rng.choice(offsets, size=k, p=probabilities)
     create = np.floor(times).astype(np.int64)

@@ -22,7 +22,7 @@ import numpy as np
 from ...controller import records as R
 from ...machine.config import hex_config
 from ...machine.simulation import Simulation
-from ...machine.traffic import paper_workload
+from ...machine.traffic import length_distribution, paper_workload
 from ...np.kandlur_shin import ALGORITHMS, MARKED
 from ...output import write_text
 from ...reference.kandlur_shin import broadcast_copies
@@ -37,7 +37,7 @@ def cut_through_under_load(size: int = 7, loads=LOADS, cycles: int = 60_000, see
         config = hex_config(size)
         sim = Simulation(config)
         traffic = paper_workload(sim.topology, load, "link", ALGORITHMS["sbcast"], config.bytes_per_cycle, cycles,
-                                 np.random.default_rng(seed))
+                                 np.random.default_rng(seed), *length_distribution(config))
         result = sim.run(traffic)
         initiations = np.nonzero(traffic.kind == R.TRAFFIC_INITIATE)[0]
         copies, _ = result.copies_of(initiations)

@@ -9,16 +9,10 @@ from pathlib import Path
 from ...machine.traffic import LOAD_BASES
 from ...output import save_figure, write_text
 from ...tools.text import balanced_lines
-from ..sweep import run_tasks, write_csv
+from ..broadcast_sweep import BroadcastSweep, run_broadcast_sweeps
+from ..sweep import write_csv
 from .claims import _flag, check_all, markdown
-from .points import (
-    FULL,
-    QUICK,
-    Point,
-    Precision,
-    SaturationProbe,
-    paired_increase,
-)
+from .points import FULL, QUICK, Precision, hex_base
 
 K_BCASTS = ("2bcast", "3bcast", "4bcast", "5bcast", "6bcast")
 
@@ -54,51 +48,50 @@ FIGURES = {
 }
 
 
-def loads_up_to(saturation: float) -> list[float]:
-    """0.05, then steps of 0.1 up to and including the first saturated load."""
-    return [0.05] + [round(0.1 * i, 1) for i in range(1, int(round(saturation * 10)) + 1)]
-
-
 AXIS_LABEL = {
     "link": "link load (offered mean link utilisation of the regular traffic)",
     "node": "load (per-node generation rate / a link's peak I/O rate of 4 MBytes/s)",
 }
 
 
+def sweeps(figure: Figure, precision: Precision, basis: str) -> dict[int, BroadcastSweep]:
+    """The figure's sweep at each mesh size: `harts sweep` on E-size with --broadcast its curves there, --baseline
+    its baseline and --to-saturation (harts.experiments.broadcast_sweep)."""
+    return {size: BroadcastSweep(hex_base(size, basis), tuple(a for a, s in figure.series if s == size),
+                                 precision=precision, baseline=figure.baseline, to_saturation=True)
+            for size in figure.sizes}
+
+
 def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bool = False,
               workers: int | None = None, dask_scheduler: str | None = None, progress: bool = True,
               bases: tuple[str, ...] = LOAD_BASES) -> dict:
-    """Run what the figures need (shared points once) and write each figure's PNG and CSV under each
-    reading of the load (figures/fig10_link.png, ...); with all five, also check the paper's claims about
-    them (claims_link.json, ...). Returns {basis: {figure number: files and rows, "saturation": {size: probe},
-    "claims": verdicts}}."""
+    """Run the figures' sweeps (shared points once) and write each figure's PNG and CSV under each reading of the
+    load (figures/fig10_link.png, ...); with all five, also check the paper's claims about them (claims_link.json,
+    ...). Returns {basis: {figure number: files and rows, "saturation": {size: probe}, "claims": verdicts}}."""
     precision = QUICK if quick else FULL
-    figures = [FIGURES[n] for n in numbers]
-    sizes = sorted({s for f in figures for s in f.sizes})
-    options = {"resume": resume, "workers": workers, "dask_scheduler": dask_scheduler, "progress": progress}
-    probes = run_tasks([SaturationProbe(s, precision, basis) for basis in bases for s in sizes], results,
-                       description="saturation", **options)
-    probed = {basis: {r["size"]: r for r in probes.values() if r["basis"] == basis} for basis in bases}
-    needed = list(dict.fromkeys(pair for f in figures for pair in f.needed()))
-    points = [Point(alg, size, load, precision, basis) for basis in bases for alg, size in needed
-              for load in loads_up_to(probed[basis][size]["saturation_load"])]
-    done = run_tasks(points, results, description="points", **options)
+    every = {(basis, number, size): sweep for basis in bases for number in numbers
+             for size, sweep in sweeps(FIGURES[number], precision, basis).items()}
+    found = dict(zip(every, run_broadcast_sweeps(list(every.values()), results, resume=resume, workers=workers,
+                                                 dask_scheduler=dask_scheduler, progress=progress)))
     written = {}
     out = results / "figures"
     out.mkdir(parents=True, exist_ok=True)
     for basis in bases:
-        table = {(r["algorithm"], r["size"], r["load"]): r for r in done.values() if r.get("basis") == basis}
-        saturation = {size: probe["saturation_load"] for size, probe in probed[basis].items()}
-        mine = written[basis] = {"saturation": probed[basis]}
-        for figure in figures:
-            rows = figure_rows(figure, table, saturation, precision, basis)
+        probed = {size: found[where]["saturation"] for where in every if where[0] == basis
+                  for size in [where[2]]}
+        saturation = {size: probe["saturation_load"] for size, probe in probed.items()}
+        mine = written[basis] = {"saturation": probed}
+        for number in numbers:
+            figure = FIGURES[number]
+            rows = figure_rows(figure, {size: found[basis, number, size]["points"] for size in figure.sizes},
+                               precision, basis)
             stem = out / f"fig{figure.number}_{basis}"
             write_csv(rows, stem.with_suffix(".csv"))
             draw(figure, rows, saturation, precision, basis, stem.with_suffix(".png"))
             mine[figure.number] = {"png": str(stem.with_suffix(".png")), "csv": str(stem.with_suffix(".csv")),
                                    "rows": rows}
         if set(FIGURES) <= set(mine):
-            verdicts = check_all({n: mine[n]["rows"] for n in FIGURES}, probed[basis])
+            verdicts = check_all({n: mine[n]["rows"] for n in FIGURES}, probed)
             write_text(results / f"claims_{basis}.json", json.dumps(verdicts, indent=1))
             write_text(results / f"claims_{basis}.md", markdown(verdicts, basis))
             mine["claims"] = verdicts
@@ -150,20 +143,21 @@ def write_tables(results: Path) -> list[Path]:
     return written
 
 
-def figure_rows(figure: Figure, table: dict, saturation: dict, precision: Precision, basis: str) -> list[dict]:
+def figure_rows(figure: Figure, swept: dict[int, list[dict]], precision: Precision, basis: str) -> list[dict]:
+    """The figure's CSV rows from its sweeps' rows (`swept`, by size): a curve's value is its measure, or with a
+    baseline its percent increase over it, precise only if both points are."""
     rows = []
     for algorithm, size in figure.series:
-        for load in loads_up_to(saturation[size]):
-            point = table[(algorithm, size, load)]
+        for point in (r for r in swept[size] if r["algorithm"] == algorithm):
             value, half = point[figure.metric], point[f"{figure.metric}_half_width"]
             precise = point["precise"]
             if figure.baseline:
-                base = table[(figure.baseline, size, load)]
-                value, half = paired_increase(point["runs"], base["runs"], figure.metric)
-                precise = precise and base["precise"]
+                value = point[f"{figure.metric}_increase_percent"]
+                half = point[f"{figure.metric}_increase_half_width"]
+                precise = precise and point["baseline_precise"]
             rows.append({
-                "figure": figure.number, "algorithm": algorithm, "size": size, "load": load, "load_basis": basis,
-                "metric": ("percent_increase_" if figure.baseline else "") + figure.metric,
+                "figure": figure.number, "algorithm": algorithm, "size": size, "load": point["load"],
+                "load_basis": basis, "metric": ("percent_increase_" if figure.baseline else "") + figure.metric,
                 "value": value, "half_width_95": half, "precise": precise,
                 "saturated": point["saturated"], "replications": point["replications"],
                 "broadcasts": point["broadcasts"], "regular_latency": point["regular_latency"],

@@ -14,20 +14,22 @@ import json
 import math
 import time
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ...controller import records as R
-from ...machine.config import hex_config
+from ...machine.config import Config
 from ...machine.results import utilisations
 from ...machine.simulation import Simulation
 from ...machine.traffic import (
     PAPER_BROADCAST_PROBABILITY,
-    PAPER_MEAN_LENGTH,
+    length_distribution,
     paper_node_load,
     paper_workload,
 )
 from ...np.kandlur_shin import ALGORITHMS
+from ..load_sweep import Base
 
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
          10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042}
@@ -54,28 +56,40 @@ QUICK = Precision("quick", broadcasts_per_replication=30, min_replications=2, ma
 
 @dataclass(frozen=True)
 class Point:
+    """One algorithm at one load on a config: ``base`` (harts.experiments.load_sweep.Base) gives the hexagonal
+    mesh, the reading of the load (traffic.uniform.load_basis), the packet lengths (traffic.uniform.lengths and
+    length_probabilities), the seed (run.seed) and any model keys."""
+
     algorithm: str
-    size: int
     load: float
     precision: Precision
-    basis: str = "link"  # how `load` is read (traffic.LOAD_BASES)
-    model: tuple = ()  # (dotted config key, value) pairs replacing defaults, e.g. (("bmu.queues", "per_output"),)
-    seed: int = 1
+    base: Base
 
     @property
     def key(self) -> str:
-        text = json.dumps({"algorithm": self.algorithm, "size": self.size, "load": round(self.load, 6),
-                           "basis": self.basis, "model": sorted(self.model),
-                           "precision": asdict(self.precision), "seed": self.seed}, sort_keys=True)
+        text = json.dumps({"algorithm": self.algorithm, "load": round(self.load, 6), "base": self.base.text,
+                           "precision": asdict(self.precision)}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
     def label(self) -> str:
-        model = "".join(f", {k} {v}" for k, v in self.model)
-        return f"{self.algorithm} E-{self.size} {self.basis} load {self.load:g}{model} ({self.precision.name})"
+        return f"{self.algorithm} E-{self.size} {self.basis} load {self.load:g}{_model_label(self.base)} " \
+               f"({self.precision.name})"
 
-    def config(self):
-        return hex_config(self.size, **{key.replace(".", "__"): value for key, value in self.model})
+    def config(self) -> Config:
+        return self.base.config()
+
+    @cached_property
+    def _config(self) -> Config:
+        return self.config()
+
+    @property
+    def size(self) -> int:
+        return self._config.topology_spec["size"]
+
+    @property
+    def basis(self) -> str:
+        return self._config["traffic.uniform.load_basis"]
 
     @property
     def cost(self) -> float:
@@ -83,6 +97,17 @@ class Point:
 
     def run(self) -> dict:
         return run_point(self)
+
+
+def hex_base(size: int, basis: str = "link", model: tuple = ()) -> Base:
+    """The base of a point on E-size (the built-in defaults), its load read under `basis`,
+    with `model`'s (dotted key, value) pairs replacing defaults, e.g. (("bmu.queues", "per_output"),)."""
+    return Base(None, (("topology", {"kind": "hex", "size": size}), ("traffic.uniform.load_basis", basis), *model))
+
+
+def _model_label(base: Base) -> str:
+    shown = [(k, v) for k, v in base.values if k not in ("topology", "traffic.uniform.load_basis")]
+    return "".join(f", {k} {v}" for k, v in shown)
 
 
 def _t_quantile(df: int) -> float:
@@ -111,16 +136,18 @@ def replication(point: Point, index: int) -> dict:
     sim = Simulation(cfg)
     n = sim.topology.n_nodes
     bpc = cfg.bytes_per_cycle
+    lengths = length_distribution(cfg)
     node_load = paper_node_load(sim.topology, point.load, point.basis)
-    per_cycle = n * node_load * bpc / PAPER_MEAN_LENGTH * PAPER_BROADCAST_PROBABILITY  # broadcasts per cycle
+    mean_length = float(np.dot(*lengths))
+    per_cycle = n * node_load * bpc / mean_length * PAPER_BROADCAST_PROBABILITY  # broadcasts per cycle
     window = max(20_000, int(point.precision.broadcasts_per_replication / per_cycle))
     warmup = max(2_000, window // 10)
     # Common random numbers: every algorithm and model sees the same traffic at the same size, load and
     # replication, so comparisons between them are paired.
-    stream = f"{point.size}/{point.basis}/{point.load:g}/{point.precision.name}/{point.seed}/{index}"
+    stream = f"{point.size}/{point.basis}/{point.load:g}/{point.precision.name}/{cfg['run.seed']}/{index}"
     seed = int(hashlib.sha256(stream.encode()).hexdigest()[:8], 16)
     traffic = paper_workload(sim.topology, point.load, point.basis, ALGORITHMS[point.algorithm], bpc,
-                             warmup + window, np.random.default_rng(seed))
+                             warmup + window, np.random.default_rng(seed), *lengths)
     result = sim.run(traffic, snapshots=(warmup, warmup + window))
     dl = result.deliveries
     created = traffic.create * bpc
@@ -183,7 +210,8 @@ def run_point(point: Point) -> dict:
     ratio = float(np.mean([r["accepted_over_offered"] for r in reps]))
     return {
         "key": point.key, "algorithm": point.algorithm, "size": point.size, "load": point.load,
-        "basis": point.basis, "model": [list(m) for m in point.model], "precision": point.precision.name,
+        "basis": point.basis, "config": point.base.path, "set": [list(v) for v in point.base.values],
+        "precision": point.precision.name,
         "latency": stats["latency"][0], "latency_half_width": stats["latency"][1],
         "mean_delivery": stats["mean_delivery"][0], "mean_delivery_half_width": stats["mean_delivery"][1],
         "precise": bool(precise),
@@ -203,32 +231,36 @@ PROBE_MAX = {"link": 1.5, "node": 3.0}
 
 @dataclass(frozen=True)
 class SaturationProbe:
-    """Where the regular traffic saturates E-n: the first load (in steps of `step`) at which the network
-    carries less than 95% of the offered regular bytes, or deadlocks; with how busy each part was."""
+    """Where the regular traffic saturates the base's mesh: the first load (in steps of `step`) at which the
+    network carries less than 95% of the offered regular bytes, or deadlocks; with how busy each part was. Each
+    load runs replication 0 of `algorithm`'s point there."""
 
-    size: int
+    base: Base
     precision: Precision
-    basis: str = "link"
-    model: tuple = ()  # as Point.model
     step: float = 0.1
+    algorithm: str = "sbcast"
 
     @property
     def key(self) -> str:
-        text = json.dumps({"probe": self.size, "precision": asdict(self.precision), "basis": self.basis,
-                           "model": sorted(self.model), "step": self.step}, sort_keys=True)
+        text = json.dumps({"probe": self.base.text, "precision": asdict(self.precision), "step": self.step,
+                           "algorithm": self.algorithm}, sort_keys=True)
         return "saturation-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def point(self, load: float) -> Point:
+        return Point(self.algorithm, load, self.precision, self.base)
 
     @property
     def label(self) -> str:
-        model = "".join(f", {k} {v}" for k, v in self.model)
-        return f"saturation of E-{self.size} ({self.basis} load{model}, {self.precision.name})"
+        point = self.point(self.step)
+        return f"saturation of E-{point.size} ({point.basis} load{_model_label(self.base)}, {self.precision.name})"
 
     @property
     def cost(self) -> float:
-        return 3 * self.size * (self.size - 1) * 2.0
+        size = self.point(self.step).size
+        return 3 * size * (size - 1) * 2.0
 
     def loads(self) -> list[float]:
-        steps = int(round(PROBE_MAX[self.basis] / self.step))
+        steps = int(round(PROBE_MAX[self.point(self.step).basis] / self.step))
         return [round(self.step * i, 6) for i in range(1, steps + 1)]
 
     def run(self) -> dict:
@@ -240,14 +272,14 @@ def find_saturation(probe: SaturationProbe) -> dict:
     started = time.perf_counter()
     probes = []
     for load in probe.loads():
-        point = Point("sbcast", probe.size, load, probe.precision, probe.basis, probe.model)
         try:
-            run = replication(point, 0)
+            run = replication(probe.point(load), 0)
         except SimulationError:  # a deadlock past saturation
             run = {"accepted_over_offered": 0.0}
         probes.append({"load": load, **{k: v for k, v in run.items() if k not in ("replication", "runs")}})
         if run["accepted_over_offered"] < SATURATED_BELOW:
             break
-    return {"key": probe.key, "size": probe.size, "basis": probe.basis, "model": [list(m) for m in probe.model],
-            "saturation_load": probes[-1]["load"], "probes": probes,
+    point = probe.point(probe.step)
+    return {"key": probe.key, "size": point.size, "basis": point.basis, "config": probe.base.path,
+            "set": [list(v) for v in probe.base.values], "algorithm": probe.algorithm, "saturation_load": probes[-1]["load"], "probes": probes,
             "wall_seconds": time.perf_counter() - started}

@@ -23,7 +23,7 @@ from ...output import save_figure, write_text
 from ...reference.kandlur_shin import best_case_latency, broadcast_copies
 from ...tools.calibrate import calibrate
 from ..sweep import run_tasks, write_csv
-from .points import FULL, QUICK, Point, SaturationProbe, paired_increase
+from .points import FULL, QUICK, Point, SaturationProbe, hex_base, paired_increase
 
 # (bmu.bus_interfaces, bmu.queues): from one shared interface to more than a node has links
 BMU_STRUCTURES = ((1, "single"), (2, "single"), (6, "single"), (6, "per_output"), (12, "single"),
@@ -56,7 +56,7 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     out = results / "sensitivity"
     out.mkdir(parents=True, exist_ok=True)
 
-    probes = [SaturationProbe(size, precision, "link", bmu_model(*structure), SATURATION_STEP)
+    probes = [SaturationProbe(hex_base(size, "link", bmu_model(*structure)), precision, SATURATION_STEP)
               for structure in BMU_STRUCTURES for size in BMU_SIZES]
     done = run_tasks(probes, results, description="BMU structures", **options)
     bmu_rows = [bmu_row(probe, done[probe.key]) for probe in probes]
@@ -66,10 +66,10 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     draw_bmu(bmu_rows, precision.name, out / "bmu.png")
 
     variants = [timing_model(setup, delay) for setup in SETUP_CYCLES for delay in LINK_DELAYS]
-    points = [Point(algorithm, SPREAD_SIZE, load, precision, "link", model)
-              for model in variants for load in SPREAD_LOADS for algorithm in SPREAD_ALGORITHMS]
-    finished = run_tasks(points, results, description="4/5/6-BCAST spread", **options)
-    by_key = {(p.model, p.load, p.algorithm): finished[p.key] for p in points}
+    points = {(model, load, algorithm): Point(algorithm, load, precision, hex_base(SPREAD_SIZE, "link", model))
+              for model in variants for load in SPREAD_LOADS for algorithm in SPREAD_ALGORITHMS}
+    finished = run_tasks(list(points.values()), results, description="4/5/6-BCAST spread", **options)
+    by_key = {where: finished[p.key] for where, p in points.items()}
     spread_rows = [spread_row(model, load, by_key) for model in variants for load in SPREAD_LOADS]
     write_csv(spread_rows, out / "spread.csv")
     write_text(out / "spread.md", spread_markdown(spread_rows))
@@ -201,8 +201,8 @@ def write_tables(results: Path) -> list[Path]:
 def bmu_row(probe: SaturationProbe, found: dict) -> dict:
     """Where one BMU structure saturates E-n, and how busy links and BMU were at the last load carried and
     at the first load not carried."""
-    model = dict(probe.model)
-    row = {"bus_interfaces": model["bmu.bus_interfaces"], "queues": model["bmu.queues"], "size": probe.size,
+    model = dict(probe.base.values)
+    row = {"bus_interfaces": model["bmu.bus_interfaces"], "queues": model["bmu.queues"], "size": found["size"],
            "saturation_load": found["saturation_load"], "precision": probe.precision.name}
     for name, at in (("carried", found["probes"][-2] if len(found["probes"]) > 1 else None),
                      ("saturated", found["probes"][-1])):
@@ -215,8 +215,7 @@ def bmu_row(probe: SaturationProbe, found: dict) -> dict:
 def spread_row(model: tuple, load: float, by_key: dict) -> dict:
     """The 4/5/6-BCAST percent increases over SBCAST (paired) at one timing and load, against the
     calibrated d / (S + rM) at the workload's mean length, and what they are at zero load."""
-    base = Point("sbcast", SPREAD_SIZE, load, FULL, "link", model)
-    timing = calibrate(base.config())
+    timing = calibrate(hex_base(SPREAD_SIZE, "link", model).config())
     row = {**{key.split(".")[1]: value for key, value in model}, "load": load,
            "S": float(timing.S), "r": float(timing.r), "d": float(timing.d),
            "d_over_S_plus_rM": float(timing.d / (timing.S + timing.r * PAPER_MEAN_LENGTH))}
