@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from harts.experiments.broadcast_sweep import BroadcastSweep, loads_up_to, run_broadcast_sweeps
+from harts.experiments.broadcast_sweep import (
+    BroadcastSweep,
+    loads_up_to,
+    run_broadcast_sweeps,
+)
 from harts.experiments.kandlur_shin import figures
 from harts.experiments.kandlur_shin.points import Precision
 from harts.experiments.load_sweep import Base

@@ -29,10 +29,6 @@ class Figure:
     def sizes(self) -> list[int]:
         return sorted({size for _, size in self.series})
 
-    def needed(self) -> list[tuple[str, int]]:
-        extra = [(self.baseline, size) for size in self.sizes] if self.baseline else []
-        return list(dict.fromkeys(list(self.series) + extra))
-
 
 FIGURES = {
     10: Figure(10, "Performance of simple broadcast (SBCAST)", "latency",
@@ -77,8 +73,7 @@ def reproduce(numbers: list[int], results: Path, quick: bool = False, resume: bo
     out = results / "figures"
     out.mkdir(parents=True, exist_ok=True)
     for basis in bases:
-        probed = {size: found[where]["saturation"] for where in every if where[0] == basis
-                  for size in [where[2]]}
+        probed = {size: found[b, n, size]["saturation"] for b, n, size in every if b == basis}
         saturation = {size: probe["saturation_load"] for size, probe in probed.items()}
         mine = written[basis] = {"saturation": probed}
         for number in numbers:
