@@ -22,7 +22,7 @@ from harts.experiments.load_sweep import Base
 from harts.machine.config import CONFIGS_DIR
 
 REPO = Path(__file__).resolve().parent.parent
-TINY = Precision("tiny", broadcasts_per_replication=3, min_replications=2, max_replications=2, max_seconds=5)
+TINY = Precision("tiny", broadcasts_per_replication=3, min_replications=2, max_replications=2)
 
 
 def harts(*args, code=0):
@@ -90,6 +90,10 @@ def test_the_command_writes_its_files_and_the_baseline_increase_is_the_paired_me
      "set traffic.synthetic.rate to its empty value"),
     ("default", ["--broadcast", "sbcast", "--rates", "0.1", "--set", "np.program=ihc"],
      "needs np.program kandlur_shin"),
+    ("default", ["--broadcast", "sbcast", "--rates", "0.1", "--set", "faults.crashed=[3]"],
+     "needs a fault-free network, and this config has faults (faults.crashed)"),
+    ("default", ["--broadcast", "sbcast", "--rates", "0.1", "--set", "microcode=wormhole"],
+     "--broadcast runs on the cut-through kernel; microcode 'wormhole' switches by wormhole"),
     ("booksim2_mesh_8x8", ["--quick"], "--quick applies to --broadcast only"),
     ("booksim2_mesh_8x8", ["--baseline", "sbcast"], "--baseline applies to --broadcast only"),
 ])

@@ -13,7 +13,7 @@ import pytest
 from harts.experiments.kandlur_shin.points import Point, Precision, SaturationProbe, hex_base
 from harts.experiments.sweep import execute, run_tasks
 
-TINY = Precision("tiny", broadcasts_per_replication=3, min_replications=2, max_replications=2, max_seconds=5)
+TINY = Precision("tiny", broadcasts_per_replication=3, min_replications=2, max_replications=2)
 REPO = Path(__file__).resolve().parent.parent
 
 

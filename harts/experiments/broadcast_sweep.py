@@ -63,6 +63,7 @@ class BroadcastSweep:
 
     def check(self) -> None:
         """Refuse, in one line, what the workload cannot run on, before any point runs."""
+        from ..faults.fault_set import FAULT_KEYS, refuse_faults
         from ..machine.simulation import Simulation
         from ..machine.traffic import traffic_keys
         from ..np.kandlur_shin import ALGORITHMS
@@ -76,13 +77,16 @@ class BroadcastSweep:
         if config["np.program"] != "kandlur_shin":
             raise InputError(f"--broadcast needs np.program kandlur_shin, whose relay procedures the algorithms are; "
                              f"the config has {config['np.program']!r}")
+        refuse_faults(config, FAULT_KEYS, "--broadcast waits for every node's copy, so it needs",
+                      "harts faults measures broadcasts under faults")
         own = [k for k in traffic_keys(config) if k != "traffic.uniform.load"]
         if own:
             raise InputError(f"--broadcast replaces the config's traffic with its workload: set {own[0]} to its "
                              f"empty value, or leave it out")
-        if Simulation(config).kernel != "cut_through":
+        machine = Simulation(config)
+        if machine.kernel != "cut_through":
             raise InputError(f"--broadcast runs on the cut-through kernel; microcode {config['microcode']!r} switches "
-                             f"by {Simulation(config).switching}")
+                             f"by {machine.switching}")
         if not self.loads and not self.to_saturation:
             raise InputError("--broadcast needs --rates (loads) or --to-saturation")
 
