@@ -22,8 +22,9 @@ from ...machine.traffic import (
 from ...output import save_figure, write_text
 from ...reference.kandlur_shin import best_case_latency, broadcast_copies
 from ...tools.calibrate import calibrate
+from ..broadcast_sweep import BroadcastSweep, run_broadcast_sweeps
 from ..sweep import run_tasks, write_csv
-from .points import FULL, QUICK, Point, SaturationProbe, hex_base, paired_increase
+from .points import FULL, QUICK, SaturationProbe, hex_base
 
 # (bmu.bus_interfaces, bmu.queues): from one shared interface to more than a node has links
 BMU_STRUCTURES = ((1, "single"), (2, "single"), (6, "single"), (6, "per_output"), (12, "single"),
@@ -66,11 +67,12 @@ def sensitivity(results: Path, quick: bool = False, resume: bool = False, worker
     draw_bmu(bmu_rows, precision.name, out / "bmu.png")
 
     variants = [timing_model(setup, delay) for setup in SETUP_CYCLES for delay in LINK_DELAYS]
-    points = {(model, load, algorithm): Point(algorithm, load, precision, hex_base(SPREAD_SIZE, "link", model))
-              for model in variants for load in SPREAD_LOADS for algorithm in SPREAD_ALGORITHMS}
-    finished = run_tasks(list(points.values()), results, description="4/5/6-BCAST spread", **options)
-    by_key = {where: finished[p.key] for where, p in points.items()}
-    spread_rows = [spread_row(model, load, by_key) for model in variants for load in SPREAD_LOADS]
+    # each timing is `harts sweep` on E-7 with --broadcast the four, --baseline sbcast, at the two loads
+    spreads = [BroadcastSweep(hex_base(SPREAD_SIZE, "link", model), SPREAD_ALGORITHMS, SPREAD_LOADS, precision,
+                              baseline="sbcast") for model in variants]
+    swept = run_broadcast_sweeps(spreads, results, **options)
+    spread_rows = [spread_row(model, load, {r["algorithm"]: r for r in found["points"] if r["load"] == load})
+                   for model, found in zip(variants, swept) for load in SPREAD_LOADS]
     write_csv(spread_rows, out / "spread.csv")
     write_text(out / "spread.md", spread_markdown(spread_rows))
     write_text(out / "spread_latency.md", spread_latency_markdown(spread_rows))
@@ -212,9 +214,10 @@ def bmu_row(probe: SaturationProbe, found: dict) -> dict:
     return row
 
 
-def spread_row(model: tuple, load: float, by_key: dict) -> dict:
-    """The 4/5/6-BCAST percent increases over SBCAST (paired) at one timing and load, against the
-    calibrated d / (S + rM) at the workload's mean length, and what they are at zero load."""
+def spread_row(model: tuple, load: float, swept: dict) -> dict:
+    """The 4/5/6-BCAST percent increases over SBCAST (paired) at one timing and load (`swept`: the broadcast
+    sweep's row of each algorithm there), against the calibrated d / (S + rM) at the workload's mean length, and
+    what they are at zero load."""
     timing = calibrate(hex_base(SPREAD_SIZE, "link", model).config())
     row = {**{key.split(".")[1]: value for key, value in model}, "load": load,
            "S": float(timing.S), "r": float(timing.r), "d": float(timing.d),
@@ -222,18 +225,17 @@ def spread_row(model: tuple, load: float, by_key: dict) -> dict:
     zero_load = zero_load_latencies(timing)
     measured = {}
     for algorithm in SPREAD_ALGORITHMS[1:]:
-        value, half = paired_increase(by_key[model, load, algorithm]["runs"], by_key[model, load, "sbcast"]["runs"],
-                                      "latency")
+        value, half = swept[algorithm]["latency_increase_percent"], swept[algorithm]["latency_increase_half_width"]
         measured[algorithm] = value
         row[f"{algorithm}_increase"], row[f"{algorithm}_half_width_95"] = value, half
         row[f"{algorithm}_zero_load_increase"] = 100 * (zero_load[algorithm] / zero_load["sbcast"] - 1)
     row["spread_points"] = max(measured.values()) - min(measured.values())
     zero = [row[f"{a}_zero_load_increase"] for a in SPREAD_ALGORITHMS[1:]]
     row["zero_load_spread_points"] = max(zero) - min(zero)
-    row["sbcast_latency"] = by_key[model, load, "sbcast"]["latency"]
+    row["sbcast_latency"] = swept["sbcast"]["latency"]
     row["sbcast_zero_load_latency"] = zero_load["sbcast"]
     for algorithm in SPREAD_ALGORITHMS:  # what the increases are made of: each one's latency, and at zero load
-        found = by_key[model, load, algorithm]
+        found = swept[algorithm]
         row[f"{algorithm}_latency"], row[f"{algorithm}_latency_half_width_95"] = found["latency"], found[
             "latency_half_width"]
         row[f"{algorithm}_zero_load_latency"] = zero_load[algorithm]
