@@ -949,7 +949,8 @@ def build_parser() -> argparse.ArgumentParser:
     load.set_defaults(func=cmd_load)
 
     sweep_ = sub.add_parser("sweep", help="latency against offered load on any config, per traffic pattern, and "
-                                           "each pattern's saturation throughput")
+                                           "each pattern's saturation throughput; or per broadcast algorithm "
+                                           "(--broadcast), of which harts figure is a preset")
     sweep_.add_argument("config", help="YAML config: a path or the name of a shipped config")
     _set_option(sweep_)
     measures = sweep_.add_mutually_exclusive_group()
