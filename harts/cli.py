@@ -433,9 +433,9 @@ def cmd_sweep(args) -> int:
     from .experiments.load_sweep import SATURATION_TOLERANCE, Base, Sweep, curves, parse_rates, run_sweep, write
     from .machine.config import config_file, load_config, parse_override
     path = str(config_file(args.config).resolve())
-    config = load_config(path)
     if args.broadcast:
         return _broadcast_sweep(args, path)
+    config = load_config(path)
     if args.quick or args.baseline:
         raise InputError(f"harts sweep: {'--quick' if args.quick else '--baseline'} applies to --broadcast only")
     # the sweep's load is traffic.synthetic's: the config's own uniform traffic would run beside it
@@ -515,10 +515,10 @@ def _broadcast_sweep(args, path: str) -> int:
         precise = row["precise"] and row.get("baseline_precise", True)
         print(line + f"  {'saturated' if row['saturated'] else 'yes' if precise else 'NO'}")
     if found["saturation"]:
-        last = found["saturation"]["probes"][-1]
-        print(f"regular traffic saturates at load {found['saturation']['saturation_load']:g} "
-              f"({found['points'][0]['load_basis']} basis): the probe's run carried {last['accepted_over_offered']:.3f} "
-              f"of the offered regular bytes there (saturated below 0.95; steps of 0.1)")
+        probe = found["saturation"]
+        print(f"regular traffic saturates at load {probe['saturation_load']:g} ({probe['basis']} basis): the probe's "
+              f"run carried {probe['probes'][-1]['accepted_over_offered']:.3f} of the offered regular bytes there "
+              f"(saturated below 0.95; steps of 0.1)")
     print("latency: the last copy's delivery; delivery: the mean over nodes of their last copy's; regular: the "
           "regular packets' mean latency; carried: regular bytes accepted over offered (cycles throughout)")
     print(f"wrote {', '.join(str(f) for f in files)}; wall time {time.perf_counter() - started:.0f} s")

@@ -246,18 +246,22 @@ class SaturationProbe:
     def point(self, load: float) -> Point:
         return Point(self.algorithm, load, self.precision, self.base)
 
+    @cached_property
+    def _first(self) -> Point:
+        """The first load's point: where the probe reads the mesh size and the reading of the load."""
+        return self.point(self.step)
+
     @property
     def label(self) -> str:
-        point = self.point(self.step)
-        return f"saturation of E-{point.size} ({point.basis} load{_model_label(self.base)}, {self.precision.name})"
+        return (f"saturation of E-{self._first.size} ({self._first.basis} load{_model_label(self.base)}, "
+                f"{self.precision.name})")
 
     @property
     def cost(self) -> float:
-        size = self.point(self.step).size
-        return 3 * size * (size - 1) * 2.0
+        return 3 * self._first.size * (self._first.size - 1) * 2.0
 
     def loads(self) -> list[float]:
-        steps = int(round(PROBE_MAX[self.point(self.step).basis] / self.step))
+        steps = int(round(PROBE_MAX[self._first.basis] / self.step))
         return [round(self.step * i, 6) for i in range(1, steps + 1)]
 
     def run(self) -> dict:
@@ -276,7 +280,6 @@ def find_saturation(probe: SaturationProbe) -> dict:
         probes.append({"load": load, **{k: v for k, v in run.items() if k not in ("replication", "runs")}})
         if run["accepted_over_offered"] < SATURATED_BELOW:
             break
-    point = probe.point(probe.step)
-    return {"key": probe.key, "size": point.size, "basis": point.basis, "config": probe.base.path,
-            "set": [list(v) for v in probe.base.values], "algorithm": probe.algorithm, "saturation_load": probes[-1]["load"], "probes": probes,
-            "wall_seconds": time.perf_counter() - started}
+    return {"key": probe.key, "size": probe._first.size, "basis": probe._first.basis, "config": probe.base.path,
+            "set": [list(v) for v in probe.base.values], "algorithm": probe.algorithm,
+            "saturation_load": probes[-1]["load"], "probes": probes, "wall_seconds": time.perf_counter() - started}
